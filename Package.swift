@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+// The liveness engine: a C shim over OpenCV and dlib, a Swift overlay, a pure-Swift
+// state machine, the analysis front ends and the `liveness` command.
+import PackageDescription
+
+/// The OpenCV modules the shim uses. pkg-config would link all 57; we list the few we need.
+let openCVModules = [
+    "opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_videoio",
+    "opencv_calib3d", "opencv_video",
+]
+
+let package = Package(
+    name: "Liveness",
+    products: [
+        .executable(name: "liveness", targets: ["liveness"]),
+        .library(name: "LivenessCore", targets: ["LivenessCore"]),
+        .library(name: "FaceTracking", targets: ["FaceTracking"]),
+        .library(name: "LivenessKit", targets: ["LivenessKit"]),
+    ],
+    targets: [
+        // C header + C++ implementation over OpenCV 4.6 and dlib 19.24. The only code that
+        // touches either library. Built with -O2 even in debug builds: dlib's templates at
+        // -O0 are ~150x slower.
+        .target(
+            name: "CFaceTracking",
+            cxxSettings: [
+                .define("DLIB_NO_GUI_SUPPORT"),
+                .unsafeFlags(["-O2", "-I/usr/include/opencv4", "-fexceptions"]),
+            ],
+            linkerSettings: [
+                .linkedLibrary("dlib"),
+                // dlib's .pc lists BLAS/LAPACK as absolute paths, which SwiftPM drops.
+                .linkedLibrary("blas"), .linkedLibrary("lapack"), .linkedLibrary("m"),
+                .linkedLibrary("stdc++"),
+            ] + openCVModules.map { .linkedLibrary($0) }
+        ),
+        // Swift overlay: the only module that imports CFaceTracking.
+        .target(name: "FaceTracking", dependencies: ["CFaceTracking"]),
+        // Pure Swift: observations, policy, the state machine, events, verdict. No C, no I/O.
+        .target(name: "LivenessCore"),
+        // Front ends: video analysis, trace I/O, reports. Depends on the core and the overlay.
+        .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking"]),
+        .executableTarget(name: "liveness", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking"]),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking"]),
+        .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
+        .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking"]),
+    ],
+    cxxLanguageStandard: .cxx17
+)
