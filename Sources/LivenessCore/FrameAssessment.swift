@@ -1,0 +1,56 @@
+/// Why a frame was not credited.
+public enum NotCreditedReason: String, Sendable, Codable {
+    /// No face tracked.
+    case noFace
+    /// Device angular speed at or above the rotation limit.
+    case rotating
+    /// Not in the scan (settle or framing).
+    case notScanning
+    /// The frame reached the scan cap: it decides the timeout and is not evaluated.
+    case capReached
+    /// A verdict already exists: the frame is counted, not processed.
+    case afterVerdict
+}
+
+/// The machine's judgement of one frame, for traces (one record per frame, failed frames included).
+public struct FrameAssessment: Sendable, Equatable {
+    /// The frame's index.
+    public var frameIndex: Int
+    /// The frame's timestamp in microseconds.
+    public var timestampMicroseconds: Int64
+    /// Subject's left-eye closure 0…1 as used by the blink rule; `nil` without a face or during warm-up.
+    public var eyeClosureLeft: Double?
+    /// Subject's right-eye closure 0…1; `nil` without a face or during warm-up.
+    public var eyeClosureRight: Double?
+    /// Conditioned yaw in degrees (median-filtered unless the input is pre-filtered), not yet
+    /// relative to the baseline; `nil` without a face.
+    public var filteredYawDegrees: Double?
+    /// Conditioned yaw minus the frontal baseline, in degrees; `nil` before the baseline exists or without a face.
+    public var relativeYawDegrees: Double?
+    /// The device rotation of the frame, as observed.
+    public var deviceRotation: DeviceRotation
+    /// Whether the frame may count towards an action.
+    public var credited: Bool
+    /// Why not, when `credited` is false.
+    public var notCreditedReason: NotCreditedReason?
+    /// The phase the frame was evaluated in (`scan` for the autoshot frame; `done` after the verdict).
+    public var phase: Phase
+    /// The HUD state after the frame.
+    public var hud: HUDState
+    /// Whether the face centre lies in the guide circle; `nil` without a face.
+    public var inGuide: Bool?
+
+    /// Mean of the two closures, when both exist.
+    public var eyeClosureMean: Double? {
+        guard let l = eyeClosureLeft, let r = eyeClosureRight else { return nil }
+        return (l + r) / 2
+    }
+}
+
+/// The result of observing one frame: its assessment and the events it caused.
+public struct LivenessStep: Sendable, Equatable {
+    /// The frame's assessment.
+    public var frame: FrameAssessment
+    /// Events caused by the frame, in order (empty for frames after the verdict).
+    public var events: [LivenessEvent]
+}

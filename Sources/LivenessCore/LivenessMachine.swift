@@ -1,0 +1,292 @@
+/// The liveness check of the spec as a pure value: feed it observations, it returns what happened.
+///
+/// It never reads a clock (time is the observations' timestamps), never touches pixels (a still is
+/// an event naming a frame) and performs no I/O, so offline analysis, trace replay and a live
+/// stream drive the very same machine and reach the same verdict.
+///
+/// Decisions the spec leaves open, fixed here:
+/// * **Settle** covers frames with `t − t₀ < settleSeconds`; framing starts at `t₀ + settleSeconds`
+///   and only framing frames count towards the in-guide run.
+/// * **Fallback** is taken on the first framing frame with `t ≥ t₀ + settleSeconds +
+///   framingTimeoutSeconds` unless that frame completes the in-guide run (then it is framed), even
+///   when no face is tracked on it (the still then has no box).
+/// * **The autoshot frame starts the scan and is evaluated**: it may be credited and may count
+///   towards an action.
+/// * **The cap**: a frame with `t − autoshot ≥ scanCapSeconds` decides the timeout and is *not*
+///   evaluated for actions (so 19.9 s after the autoshot can still pass, 20.0 s cannot).
+/// * **Turn runs** count consecutive credited frames beyond the threshold *in the same direction*;
+///   any non-credited frame, a frame below the threshold or a change of sign restarts the run.
+/// * **Counts**: `framesRotationUnknown` counts credited scan frames with unknown rotation;
+///   `framesRotating` counts scan frames with a face refused for rotation.
+/// * **noFace precedence** applies to `timeout` and `inputEnded`; an explicit `cancelled` or
+///   `invalidInput` is reported as given.
+/// * **HUD before the scan**: a face in the guide shows `progress(done: 0, total: 2)`; a face
+///   outside always shows `outsideGuide`.
+/// * Frames after the verdict are still checked for increasing timestamps, then counted only.
+public struct LivenessMachine: Sendable {
+    /// The policy the session is judged with.
+    public let policy: LivenessPolicy
+    /// The drawn challenge order (seeded; recorded in the evidence, never shown to the user).
+    public var challenge: [Action] { evidence.challenge }
+    /// The verdict, once given.
+    public private(set) var verdict: Verdict?
+    /// Everything found so far.
+    public private(set) var evidence: Evidence
+    /// The current phase.
+    public private(set) var phase: Phase = .settle
+    /// The last HUD state emitted, `nil` before the first frame.
+    public private(set) var hud: HUDState?
+
+    private let guide: GuideCircle
+    private var firstTimestamp: Int64?
+    private var lastTimestamp: Int64?
+    private var lastFrameIndex: Int?
+    private var inGuideRun = 0
+    private var autoshotTimestamp: Int64?
+    private var eyes: EyeClosureEstimator
+    private var yawFilter: YawMedianFilter
+    private var yawBaseline: YawBaseline
+    private var turnRun = 0
+    private var turnRunSign = 0
+    private var blinkDone = false
+    private var turnDone = false
+    private var everTracked = false
+
+    /// Creates a session.
+    /// - Parameters:
+    ///   - policy: thresholds; defaults are the spec's.
+    ///   - seed: seed of the challenge order generator (SplitMix64), recorded in the evidence.
+    public init(policy: LivenessPolicy = .init(), seed: UInt64) {
+        self.policy = policy
+        var rng = SeededGenerator(seed: seed)
+        let order: [Action] = rng.next() & 1 == 0 ? [.blink, .turnHead] : [.turnHead, .blink]
+        evidence = Evidence(seed: seed, challenge: order, policy: policy)
+        guide = GuideCircle(policy: policy)
+        eyes = EyeClosureEstimator(policy: policy)
+        yawFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
+        yawBaseline = YawBaseline(windowSeconds: policy.yawBaselineWindowSeconds)
+    }
+
+    private var actionsDone: Int { (blinkDone ? 1 : 0) + (turnDone ? 1 : 0) }
+    private var actionsTotal: Int { Action.allCases.count }
+
+    /// Observes one frame.
+    ///
+    /// - Throws: `LivenessError.nonIncreasingTimestamp` when the timestamp does not exceed the
+    ///   previous accepted frame's, `LivenessError.nonFiniteValue` for NaN/infinite numbers. A
+    ///   rejected frame changes nothing.
+    /// - Returns: the frame's assessment and the events it caused (none after the verdict).
+    public mutating func observe(_ o: Observation) throws -> LivenessStep {
+        try validate(o)
+        let t = o.timestampMicroseconds
+        lastTimestamp = t
+        lastFrameIndex = o.frameIndex
+
+        guard verdict == nil else {
+            evidence.framesIgnoredAfterVerdict += 1
+            return LivenessStep(frame: assessment(o, phase: .done, notCredited: .afterVerdict), events: [])
+        }
+
+        var events: [LivenessEvent] = []
+        evidence.framesRead += 1
+        if o.face != nil {
+            evidence.framesTracked += 1
+            everTracked = true
+        }
+
+        // Signals run on every tracked frame, whatever the phase (the eye baseline warms up early).
+        var frame = assessment(o, phase: phase, notCredited: nil)
+        var rawYaw: Double?
+        if let face = o.face {
+            switch face.eyes {
+            case let .closure(l, r):
+                frame.eyeClosureLeft = l
+                frame.eyeClosureRight = r
+            case let .aspectRatio(l, r):
+                let c = eyes.update(leftEAR: l, rightEAR: r, timestampMicroseconds: t)
+                frame.eyeClosureLeft = c?.left
+                frame.eyeClosureRight = c?.right
+            }
+            rawYaw = face.yawDegrees
+            frame.filteredYawDegrees = face.yawIsFiltered
+                ? face.yawDegrees : yawFilter.update(yawDegrees: face.yawDegrees, timestampMicroseconds: t)
+            frame.inGuide = guide.contains(x: face.centerX, y: face.centerY, width: o.frameWidth, height: o.frameHeight)
+        }
+
+        // Settle -> framing.
+        if firstTimestamp == nil {
+            firstTimestamp = t
+            phase = .settle
+            events.append(.phase(.settle))
+        }
+        let framingStart = firstTimestamp! + microseconds(policy.settleSeconds)
+        if phase == .settle, t >= framingStart {
+            phase = .framing
+            events.append(.phase(.framing))
+        }
+        if phase == .settle || phase == .framing, let y = rawYaw {
+            yawBaseline.record(yawDegrees: y, timestampMicroseconds: t)
+        }
+
+        // Framing -> autoshot -> scan.
+        if phase == .framing {
+            inGuideRun = frame.inGuide == true ? inGuideRun + 1 : 0
+            let framed = inGuideRun >= max(1, policy.framedFramesRequired)
+            if framed || t - framingStart >= microseconds(policy.framingTimeoutSeconds) {
+                let still = StillCapture(frameIndex: o.frameIndex, timestampMicroseconds: t, box: o.face?.box, framed: framed)
+                evidence.autoshot = still
+                autoshotTimestamp = t
+                yawBaseline.fix(atTimestampMicroseconds: t)
+                evidence.yawBaselineDegrees = yawBaseline.degrees
+                events.append(.autoshot(still))
+                phase = .scan
+                events.append(.phase(.scan))
+            }
+        }
+        frame.phase = phase
+
+        guard phase == .scan, let autoshot = autoshotTimestamp else {
+            frame.notCreditedReason = .notScanning
+            emitHUD(for: frame, into: &events)
+            frame.hud = hud!
+            return LivenessStep(frame: frame, events: events)
+        }
+
+        // The cap: decided before the frame is evaluated.
+        if t - autoshot >= microseconds(policy.scanCapSeconds) {
+            frame.notCreditedReason = .capReached
+            decide(Verdict(status: .failed, reason: everTracked ? .timeout : .noFace,
+                           timestampMicroseconds: t, frameIndex: o.frameIndex), into: &events)
+            frame.hud = hud ?? .noFace
+            return LivenessStep(frame: frame, events: events)
+        }
+
+        // Crediting.
+        if o.face != nil, let filtered = frame.filteredYawDegrees {
+            if let y = rawYaw { yawBaseline.fixIfUnset(yawDegrees: y) }
+            if evidence.yawBaselineDegrees == nil { evidence.yawBaselineDegrees = yawBaseline.degrees }
+            frame.relativeYawDegrees = yawBaseline.degrees.map { filtered - $0 }
+            if let dps = o.deviceRotation.degreesPerSecond, dps >= policy.rotationLimitDegreesPerSecond {
+                frame.notCreditedReason = .rotating
+                evidence.framesRotating += 1
+            } else {
+                frame.credited = true
+                evidence.framesCredited += 1
+                if o.deviceRotation.degreesPerSecond == nil { evidence.framesRotationUnknown += 1 }
+            }
+        } else {
+            frame.notCreditedReason = .noFace
+        }
+
+        if frame.credited {
+            if !blinkDone, let mean = frame.eyeClosureMean, mean >= policy.blinkClosureThreshold {
+                blinkDone = true
+                credit(ActionEvidence(action: .blink, frameIndex: o.frameIndex, timestampMicroseconds: t,
+                                      value: mean, direction: nil), into: &events)
+            }
+            if let rel = frame.relativeYawDegrees, abs(rel) >= policy.turnYawDegrees {
+                let sign = rel > 0 ? 1 : -1
+                turnRun = sign == turnRunSign ? turnRun + 1 : 1
+                turnRunSign = sign
+            } else {
+                turnRun = 0
+                turnRunSign = 0
+            }
+            if !turnDone, turnRun >= max(1, policy.turnHeldFrames), let rel = frame.relativeYawDegrees {
+                turnDone = true
+                credit(ActionEvidence(action: .turnHead, frameIndex: o.frameIndex, timestampMicroseconds: t,
+                                      value: rel, direction: rel > 0 ? .left : .right), into: &events)
+            }
+        } else {
+            turnRun = 0
+            turnRunSign = 0
+        }
+
+        if blinkDone && turnDone {
+            let still = StillCapture(frameIndex: o.frameIndex, timestampMicroseconds: t, box: o.face?.box, framed: true)
+            evidence.snapshot = still
+            events.append(.snapshot(still))
+            phase = .verifying
+            events.append(.phase(.verifying))
+            setHUD(.verifying, into: &events)
+            decide(Verdict(status: .passed, reason: nil, timestampMicroseconds: t, frameIndex: o.frameIndex), into: &events)
+        } else {
+            emitHUD(for: frame, into: &events)
+        }
+        frame.hud = hud!
+        return LivenessStep(frame: frame, events: events)
+    }
+
+    /// Ends the session before a verdict: the input ended (`.inputEnded`), the stream was closed
+    /// (`.cancelled`) or could not be used (`.invalidInput`). Emits the failed verdict; `timeout`
+    /// and `inputEnded` become `noFace` when no face was ever tracked. Returns no events when a
+    /// verdict already exists.
+    public mutating func finish(_ reason: FailureReason) -> [LivenessEvent] {
+        guard verdict == nil else { return [] }
+        let r: FailureReason = (reason == .inputEnded || reason == .timeout || reason == .noFace) && !everTracked
+            ? .noFace : reason
+        var events: [LivenessEvent] = []
+        decide(Verdict(status: .failed, reason: r, timestampMicroseconds: lastTimestamp ?? 0, frameIndex: nil),
+               into: &events)
+        return events
+    }
+
+    // MARK: - Helpers
+
+    private func validate(_ o: Observation) throws {
+        if let last = lastTimestamp, o.timestampMicroseconds <= last {
+            throw LivenessError.nonIncreasingTimestamp(
+                frameIndex: o.frameIndex, timestampMicroseconds: o.timestampMicroseconds, previousMicroseconds: last)
+        }
+        func check(_ v: Double?, _ field: String) throws {
+            if let v, !v.isFinite { throw LivenessError.nonFiniteValue(frameIndex: o.frameIndex, field: field) }
+        }
+        try check(o.deviceRotation.degreesPerSecond, "deviceRotation.degreesPerSecond")
+        guard let f = o.face else { return }
+        try check(f.centerX, "face.centerX")
+        try check(f.centerY, "face.centerY")
+        try check(f.yawDegrees, "face.yawDegrees")
+        switch f.eyes {
+        case let .aspectRatio(l, r), let .closure(l, r):
+            try check(l, "face.eyes.left")
+            try check(r, "face.eyes.right")
+        }
+    }
+
+    private func assessment(_ o: Observation, phase: Phase, notCredited: NotCreditedReason?) -> FrameAssessment {
+        FrameAssessment(
+            frameIndex: o.frameIndex, timestampMicroseconds: o.timestampMicroseconds,
+            eyeClosureLeft: nil, eyeClosureRight: nil, filteredYawDegrees: nil, relativeYawDegrees: nil,
+            deviceRotation: o.deviceRotation, credited: false, notCreditedReason: notCredited,
+            phase: phase, hud: hud ?? .noFace, inGuide: nil)
+    }
+
+    private mutating func emitHUD(for frame: FrameAssessment, into events: inout [LivenessEvent]) {
+        let state: HUDState
+        switch frame.inGuide {
+        case nil: state = .noFace
+        case false?: state = .outsideGuide
+        case true?: state = .progress(done: actionsDone, total: actionsTotal)
+        }
+        setHUD(state, into: &events)
+    }
+
+    private mutating func setHUD(_ state: HUDState, into events: inout [LivenessEvent]) {
+        if hud != state {
+            hud = state
+            events.append(.hud(state))
+        }
+    }
+
+    private mutating func credit(_ e: ActionEvidence, into events: inout [LivenessEvent]) {
+        evidence.actions.append(e)
+        events.append(.actionCredited(e))
+    }
+
+    private mutating func decide(_ v: Verdict, into events: inout [LivenessEvent]) {
+        verdict = v
+        events.append(.verdict(v))
+        phase = .done
+        events.append(.phase(.done))
+    }
+}

@@ -1,0 +1,143 @@
+/// Where a frame's device angular speed came from.
+public enum RotationSource: String, Sendable, Codable {
+    /// Integrated from the device's gyroscope samples over the frame interval.
+    case sensor
+    /// Estimated from the motion of the background in the video.
+    case video
+    /// Neither was possible: the frame is credited and counted as `rotationUnknown`.
+    case unknown
+}
+
+/// The device's angular speed over the interval since the previous frame.
+public struct DeviceRotation: Sendable, Equatable {
+    /// Angular speed in degrees per second (a norm, never negative), or `nil` when unknown.
+    public var degreesPerSecond: Double?
+    /// Where `degreesPerSecond` came from.
+    public var source: RotationSource
+
+    /// - Parameters:
+    ///   - degreesPerSecond: angular speed in °/s, `nil` when unknown.
+    ///   - source: where it came from.
+    public init(degreesPerSecond: Double?, source: RotationSource) {
+        self.degreesPerSecond = degreesPerSecond
+        self.source = source
+    }
+
+    /// No rotation information for this frame (`degreesPerSecond == nil`, source `.unknown`).
+    public static let unknown = DeviceRotation(degreesPerSecond: nil, source: .unknown)
+}
+
+/// The eye signal of one frame, in one of two forms.
+public enum EyeSignal: Sendable, Equatable {
+    /// Eye aspect ratios (EAR, dimensionless, typically 0.2–0.35 open and < 0.15 closed) of the
+    /// dlib 68-landmark model, for the subject's own left and right eye. The engine converts
+    /// them into closures against the session's open-eye baseline (see `EyeClosureEstimator`).
+    case aspectRatio(left: Double, right: Double)
+    /// Closures already on the spec's 0…1 scale (0 open, 1 closed), e.g. ARKit's
+    /// `eyeBlinkLeft/Right`, subject's own left and right. Used as given, no conditioning.
+    case closure(left: Double, right: Double)
+}
+
+/// A face bounding box in pixels, origin top-left of the frame.
+public struct FaceBox: Sendable, Equatable, Codable {
+    /// Left edge in pixels.
+    public var x: Double
+    /// Top edge in pixels.
+    public var y: Double
+    /// Width in pixels.
+    public var width: Double
+    /// Height in pixels.
+    public var height: Double
+
+    /// Creates a box from its top-left corner and size, all in pixels.
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+}
+
+/// The face-tracking data of the one face the session follows on a frame.
+public struct FaceObservation: Sendable, Equatable {
+    /// Face anchor (mean of the stable landmarks) x, normalised 0…1 of the frame width, origin left.
+    public var centerX: Double
+    /// Face anchor y, normalised 0…1 of the frame height, origin top.
+    public var centerY: Double
+    /// The eye signal: raw aspect ratios (conditioned by the engine) or ready closures (used as is).
+    public var eyes: EyeSignal
+    /// Camera-relative head yaw in degrees; positive when the subject turns to their own left.
+    public var yawDegrees: Double
+    /// Camera-relative head pitch in degrees, if known (informational).
+    public var pitchDegrees: Double?
+    /// Camera-relative head roll in degrees, if known (informational).
+    public var rollDegrees: Double?
+    /// Face box in pixels, if known; copied into still captures.
+    public var box: FaceBox?
+    /// Distance between the eye centres in pixels, if known (quality signal, informational).
+    public var eyeDistancePixels: Double?
+    /// `true` when `yawDegrees` is already filtered by its source (ARKit): the engine then uses it
+    /// as given, without its median filter. Baseline subtraction still applies.
+    public var yawIsFiltered: Bool
+
+    /// Creates a face observation. Defaults: open eyes given as closures (0, 0), frontal yaw 0°,
+    /// no pitch/roll/box/eye distance, yaw not pre-filtered.
+    public init(
+        centerX: Double,
+        centerY: Double,
+        eyes: EyeSignal = .closure(left: 0, right: 0),
+        yawDegrees: Double = 0,
+        pitchDegrees: Double? = nil,
+        rollDegrees: Double? = nil,
+        box: FaceBox? = nil,
+        eyeDistancePixels: Double? = nil,
+        yawIsFiltered: Bool = false
+    ) {
+        self.centerX = centerX
+        self.centerY = centerY
+        self.eyes = eyes
+        self.yawDegrees = yawDegrees
+        self.pitchDegrees = pitchDegrees
+        self.rollDegrees = rollDegrees
+        self.box = box
+        self.eyeDistancePixels = eyeDistancePixels
+        self.yawIsFiltered = yawIsFiltered
+    }
+}
+
+/// Everything the state machine learns about one frame. It never sees pixels.
+public struct Observation: Sendable, Equatable {
+    /// 0-based index of the frame in its input.
+    public var frameIndex: Int
+    /// Presentation timestamp in microseconds; must increase strictly from frame to frame.
+    public var timestampMicroseconds: Int64
+    /// The tracked face, or `nil` when no face is tracked on this frame (an observation, not an error).
+    public var face: FaceObservation?
+    /// Number of faces found on the frame (informational; the machine follows `face`).
+    public var faceCount: Int
+    /// Device angular speed over the interval since the previous frame.
+    public var deviceRotation: DeviceRotation
+    /// Frame width in pixels, if known; with `frameHeight` the guide circle is tested in pixels.
+    public var frameWidth: Int?
+    /// Frame height in pixels, if known.
+    public var frameHeight: Int?
+
+    /// Creates an observation. `faceCount` defaults to 1 when `face` is given, else 0.
+    public init(
+        frameIndex: Int,
+        timestampMicroseconds: Int64,
+        face: FaceObservation?,
+        faceCount: Int? = nil,
+        deviceRotation: DeviceRotation = .unknown,
+        frameWidth: Int? = nil,
+        frameHeight: Int? = nil
+    ) {
+        self.frameIndex = frameIndex
+        self.timestampMicroseconds = timestampMicroseconds
+        self.face = face
+        self.faceCount = faceCount ?? (face == nil ? 0 : 1)
+        self.deviceRotation = deviceRotation
+        self.frameWidth = frameWidth
+        self.frameHeight = frameHeight
+    }
+}

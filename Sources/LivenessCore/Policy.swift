@@ -1,0 +1,110 @@
+/// Every threshold of the liveness check in one value. Defaults are the spec's numbers (and, for
+/// the signal conditioning, the values measured on real footage; see `EyeClosureEstimator` and
+/// `YawMedianFilter`). A report records the policy it was judged with.
+///
+/// `Codable`: decoding accepts a partial object; every absent key keeps its default, so a policy
+/// file may contain only the values it overrides.
+public struct LivenessPolicy: Sendable, Equatable, Codable {
+    // MARK: Phases
+
+    /// Seconds after the first frame that are not used for the autoshot (spec: 0.3 s).
+    public var settleSeconds: Double = 0.3
+    /// Seconds of framing after which the autoshot is taken anyway, marked fallback (spec: 2.5 s).
+    public var framingTimeoutSeconds: Double = 2.5
+    /// Consecutive in-guide framing frames needed for a framed autoshot, taken on the last (spec: 3).
+    public var framedFramesRequired: Int = 3
+    /// Scan cap in seconds, measured from the autoshot's timestamp (spec: 20 s).
+    public var scanCapSeconds: Double = 20
+
+    // MARK: Actions
+
+    /// Mean closure of the two eyes (0…1) that credits a blink on one credited frame (spec: 0.22).
+    public var blinkClosureThreshold: Double = 0.22
+    /// Absolute relative yaw in degrees that counts towards a turn (spec: 7.5°).
+    public var turnYawDegrees: Double = 7.5
+    /// Consecutive credited frames at or beyond `turnYawDegrees`, same direction, to credit a turn (spec: 2).
+    public var turnHeldFrames: Int = 2
+    /// Device angular speed in °/s at or above which a frame is not credited (spec: 10 °/s).
+    public var rotationLimitDegreesPerSecond: Double = 10
+
+    // MARK: Guide circle
+
+    /// Guide circle centre x, normalised 0…1 of the frame width (spec: 0.5).
+    public var guideCenterX: Double = 0.5
+    /// Guide circle centre y, normalised 0…1 of the frame height (spec: 0.5).
+    public var guideCenterY: Double = 0.5
+    /// Guide radius as a fraction of the frame's shorter side (spec: 0.3). Without a frame size
+    /// it is compared in normalised units.
+    public var guideRadius: Double = 0.3
+
+    // MARK: Eye conditioning (`.aspectRatio` input only)
+
+    /// Length in seconds of the trailing window of tracked frames whose EAR forms the open-eye baseline.
+    public var eyeBaselineWindowSeconds: Double = 1.5
+    /// Percentile (0…1) of the window's EAR taken as the open-eye baseline.
+    public var eyeBaselinePercentile: Double = 0.85
+    /// Tracked frames the baseline window must hold before any closure is reported (warm-up).
+    public var eyeWarmupFrames: Int = 5
+    /// Relative EAR dip (1 − EAR/baseline) that is subtracted before scaling (a dead zone for squints).
+    public var eyeClosureDeadZone: Double = 0.0
+    /// Relative EAR dip, beyond the dead zone, that maps to closure 1.
+    public var eyeClosureScale: Double = 1.0
+    /// Relative EAR dip below which an eye counts as open for the dip-duration rule.
+    public var eyeDipOnsetLevel: Double = 0.08
+    /// Seconds a dip may have lasted (since the eye was last open) and still count as a blink.
+    /// Longer dips (looking down, frowning, slow closures) report closure 0. 0 disables the rule.
+    public var eyeMaxDipSeconds: Double = 0.6
+
+    // MARK: Yaw conditioning (unfiltered yaw only)
+
+    /// Length in seconds (inclusive) of the trailing median filter over raw yaw.
+    public var yawMedianWindowSeconds: Double = 0.2
+    /// Seconds up to and including the autoshot whose raw yaw median is the frontal baseline.
+    public var yawBaselineWindowSeconds: Double = 0.5
+
+    /// The spec's defaults.
+    public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case settleSeconds, framingTimeoutSeconds, framedFramesRequired, scanCapSeconds
+        case blinkClosureThreshold, turnYawDegrees, turnHeldFrames, rotationLimitDegreesPerSecond
+        case guideCenterX, guideCenterY, guideRadius
+        case eyeBaselineWindowSeconds, eyeBaselinePercentile, eyeWarmupFrames, eyeClosureDeadZone
+        case eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
+        case yawMedianWindowSeconds, yawBaselineWindowSeconds
+    }
+
+    /// Decodes a possibly partial policy: absent keys keep their defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func take<T: Decodable>(_ key: CodingKeys, _ value: inout T) throws {
+            if let v = try c.decodeIfPresent(T.self, forKey: key) { value = v }
+        }
+        try take(.settleSeconds, &settleSeconds)
+        try take(.framingTimeoutSeconds, &framingTimeoutSeconds)
+        try take(.framedFramesRequired, &framedFramesRequired)
+        try take(.scanCapSeconds, &scanCapSeconds)
+        try take(.blinkClosureThreshold, &blinkClosureThreshold)
+        try take(.turnYawDegrees, &turnYawDegrees)
+        try take(.turnHeldFrames, &turnHeldFrames)
+        try take(.rotationLimitDegreesPerSecond, &rotationLimitDegreesPerSecond)
+        try take(.guideCenterX, &guideCenterX)
+        try take(.guideCenterY, &guideCenterY)
+        try take(.guideRadius, &guideRadius)
+        try take(.eyeBaselineWindowSeconds, &eyeBaselineWindowSeconds)
+        try take(.eyeBaselinePercentile, &eyeBaselinePercentile)
+        try take(.eyeWarmupFrames, &eyeWarmupFrames)
+        try take(.eyeClosureDeadZone, &eyeClosureDeadZone)
+        try take(.eyeClosureScale, &eyeClosureScale)
+        try take(.eyeDipOnsetLevel, &eyeDipOnsetLevel)
+        try take(.eyeMaxDipSeconds, &eyeMaxDipSeconds)
+        try take(.yawMedianWindowSeconds, &yawMedianWindowSeconds)
+        try take(.yawBaselineWindowSeconds, &yawBaselineWindowSeconds)
+    }
+}
+
+/// Converts seconds to whole microseconds (rounded to nearest), the machine's time unit.
+@inline(__always)
+func microseconds(_ seconds: Double) -> Int64 {
+    Int64((seconds * 1_000_000).rounded())
+}

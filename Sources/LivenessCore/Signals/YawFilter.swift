@@ -1,0 +1,57 @@
+/// A trailing, time-based median filter over raw landmark yaw.
+///
+/// Landmark-based yaw jumps by several degrees on single frames of a still or talking face.
+/// The filter outputs the median of the raw yaw of the tracked frames within the last
+/// `yawMedianWindowSeconds` (default 0.2 s, inclusive): about 3 frames at 10–15 fps, 5 at 25 fps,
+/// 7 at 30 fps. A single-frame jump never moves the median past its neighbours, while a real turn,
+/// held for hundreds of milliseconds, passes with ≈ 0.1 s of delay. Time-based so that variable
+/// frame rate does not change its meaning. O(w log w) per frame for w frames in the window.
+public struct YawMedianFilter: Sendable, Equatable {
+    private let windowMicros: Int64
+    private var window = TimedWindow<Double>()
+
+    /// Creates a filter over a window of `windowSeconds` (0 passes the yaw through unchanged).
+    public init(windowSeconds: Double) { windowMicros = microseconds(windowSeconds) }
+
+    /// Feeds the raw yaw in degrees of a tracked frame at `timestampMicroseconds`; returns the filtered yaw in degrees.
+    public mutating func update(yawDegrees: Double, timestampMicroseconds t: Int64) -> Double {
+        window.append(yawDegrees, at: t)
+        window.drop(olderThan: windowMicros, now: t)
+        return OrderStatistics.median(window.values)
+    }
+}
+
+/// The session's frontal yaw baseline (spec §4): the median raw yaw of the tracked frames in the
+/// `yawBaselineWindowSeconds` (default 0.5 s) up to and including the autoshot. Landmark yaw has a
+/// per-person bias larger than the 7.5° turn threshold, so turns are measured relative to this.
+/// If no face was tracked in that window, the first tracked frame of the scan fixes the baseline.
+public struct YawBaseline: Sendable, Equatable {
+    private let windowMicros: Int64
+    private var recent = TimedWindow<Double>()
+    /// The baseline in degrees, once fixed.
+    public private(set) var degrees: Double?
+
+    /// Creates an empty baseline collector for a window of `windowSeconds`.
+    public init(windowSeconds: Double) { windowMicros = microseconds(windowSeconds) }
+
+    /// Records a tracked frame's raw yaw (degrees) before the baseline is fixed.
+    public mutating func record(yawDegrees: Double, timestampMicroseconds t: Int64) {
+        guard degrees == nil else { return }
+        recent.append(yawDegrees, at: t)
+        recent.drop(olderThan: windowMicros, now: t)
+    }
+
+    /// Fixes the baseline from the frames recorded within the window before `timestampMicroseconds`
+    /// (the autoshot's); leaves it unset when there were none.
+    public mutating func fix(atTimestampMicroseconds t: Int64) {
+        guard degrees == nil else { return }
+        recent.drop(olderThan: windowMicros, now: t)
+        if recent.count > 0 { degrees = OrderStatistics.median(recent.values) }
+        recent = TimedWindow<Double>()
+    }
+
+    /// Fixes the baseline to `yawDegrees` if it is not yet fixed (first tracked frame of the scan).
+    public mutating func fixIfUnset(yawDegrees: Double) {
+        if degrees == nil { degrees = yawDegrees }
+    }
+}

@@ -1,0 +1,42 @@
+/// Why a session failed.
+public enum FailureReason: String, Sendable, Codable {
+    /// No face was tracked on any frame. Takes precedence over `timeout` and `inputEnded`.
+    case noFace
+    /// The scan cap passed (measured from the autoshot) before both actions were done.
+    case timeout
+    /// A recording ended before a verdict.
+    case inputEnded
+    /// A stream was closed before a verdict.
+    case cancelled
+    /// The input could not be used (reported by front ends).
+    case invalidInput
+}
+
+/// The outcome of a session.
+public enum VerdictStatus: String, Sendable, Codable {
+    /// Both actions were credited.
+    case passed
+    /// See the verdict's `reason`.
+    case failed
+}
+
+/// The verdict, given once per session.
+public struct Verdict: Sendable, Equatable, Codable {
+    /// Passed or failed.
+    public var status: VerdictStatus
+    /// The failure reason; `nil` when passed.
+    public var reason: FailureReason?
+    /// Timestamp in microseconds of the frame that decided it, or of the last frame seen when the
+    /// input ended (0 if there was none).
+    public var timestampMicroseconds: Int64
+    /// The deciding frame's index; `nil` when decided by `finish(_:)`.
+    public var frameIndex: Int?
+
+    /// Creates a verdict.
+    public init(status: VerdictStatus, reason: FailureReason?, timestampMicroseconds: Int64, frameIndex: Int?) {
+        self.status = status
+        self.reason = reason
+        self.timestampMicroseconds = timestampMicroseconds
+        self.frameIndex = frameIndex
+    }
+}
