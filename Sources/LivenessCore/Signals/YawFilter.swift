@@ -2,8 +2,9 @@
 ///
 /// Landmark-based yaw jumps by several degrees on single frames of a still or talking face.
 /// The filter outputs the median of the raw yaw of the tracked frames within the last
-/// `yawMedianWindowSeconds` (default 0.2 s, inclusive): about 3 frames at 10–15 fps, 5 at 25 fps,
-/// 7 at 30 fps. A single-frame jump never moves the median past its neighbours, while a real turn,
+/// `yawMedianWindowSeconds` (default 0.2 s, inclusive); when that holds an even number of frames
+/// the oldest is left out, so the median is always one real sample: 3 frames at 10–15 fps, 5 at
+/// 25 fps, 7 at 30 fps. A single-frame jump never moves the median past its neighbours, while a real turn,
 /// held for hundreds of milliseconds, passes with ≈ 0.1 s of delay. Time-based so that variable
 /// frame rate does not change its meaning. O(w log w) per frame for w frames in the window.
 public struct YawMedianFilter: Sendable, Equatable {
@@ -17,7 +18,9 @@ public struct YawMedianFilter: Sendable, Equatable {
     public mutating func update(yawDegrees: Double, timestampMicroseconds t: Int64) -> Double {
         window.append(yawDegrees, at: t)
         window.drop(olderThan: windowMicros, now: t)
-        return OrderStatistics.median(window.values)
+        // An odd count keeps the median an actual sample: a jump is never averaged in.
+        let values = window.values
+        return OrderStatistics.median(values.count % 2 == 0 ? Array(values.dropFirst()) : values)
     }
 }
 

@@ -1,0 +1,152 @@
+import LivenessCore
+import XCTest
+
+/// The EAR → closure mapping, the eye baseline and the yaw filter.
+final class SignalTests: XCTestCase {
+    // MARK: Mapping
+
+    func testClosureMappingIsTheRelativeDip() {
+        // A real webcam blink from 0.31 to 0.2418 (a 22 % dip) lands on the threshold.
+        XCTAssertEqual(EyeClosureEstimator.closure(ear: 0.2418, baseline: 0.31), 0.22, accuracy: 1e-9)
+        XCTAssertEqual(EyeClosureEstimator.closure(ear: 0.31, baseline: 0.31), 0)
+        XCTAssertEqual(EyeClosureEstimator.closure(ear: 0.35, baseline: 0.31), 0, "wider than baseline clamps to 0")
+        XCTAssertEqual(EyeClosureEstimator.closure(ear: 0.10, baseline: 0.30), 2.0 / 3.0, accuracy: 1e-9)
+        XCTAssertEqual(EyeClosureEstimator.closure(ear: 0, baseline: 0.30), 1)
+        XCTAssertEqual(EyeClosureEstimator.closure(ear: 0.2, baseline: 0), 0, "no baseline, no closure")
+        // Dead zone and scale.
+        XCTAssertEqual(EyeClosureEstimator.closure(ear: 0.24, baseline: 0.30, deadZone: 0.1, scale: 0.5), 0.2, accuracy: 1e-9)
+        XCTAssertEqual(EyeClosureEstimator.closure(ear: 0.29, baseline: 0.30, deadZone: 0.1, scale: 0.5), 0)
+    }
+
+    // MARK: Estimator
+
+    /// Feeds `ears` at 25 fps from `start`; returns the mean closures.
+    func feed(_ e: inout EyeClosureEstimator, _ ears: [Double], start: Int64 = 0) -> [Double?] {
+        ears.enumerated().map { i, ear in
+            e.update(leftEAR: ear, rightEAR: ear, timestampMicroseconds: start + Int64(i) * frameStep)?.mean
+        }
+    }
+
+    func testWarmUpReportsNothingForTheFirstFrames() {
+        var e = EyeClosureEstimator()
+        let c = feed(&e, Array(repeating: 0.3, count: 8))
+        XCTAssertEqual(c.prefix(5).compactMap { $0 }.count, 0)
+        XCTAssertEqual(c.suffix(3).compactMap { $0 }, [0, 0, 0])
+    }
+
+    func testBaselineAdaptsToThePersonsOpenEye() {
+        for open in [0.22, 0.28, 0.35] {
+            var e = EyeClosureEstimator()
+            var ears = Array(repeating: open, count: 40)
+            ears += [open * 0.7, open * 0.6]                 // a two-frame blink: 30–40 % dip
+            ears += Array(repeating: open, count: 10)
+            let c = feed(&e, ears)
+            XCTAssertEqual(e.baseline?.left ?? .nan, open, accuracy: 1e-9)
+            XCTAssertEqual(c[40] ?? .nan, 0.3, accuracy: 1e-9)
+            XCTAssertEqual(c[41] ?? .nan, 0.4, accuracy: 1e-9)
+            XCTAssertEqual(c.suffix(10).compactMap { $0 }.max(), 0)
+        }
+    }
+
+    func testTheBaselineIsRobustToTheBlinksThemselves() {
+        // Blinking every 0.4 s (2 of 10 frames closed) leaves the 85th percentile on the open eye.
+        var e = EyeClosureEstimator()
+        let cycle = [0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.12, 0.15]
+        let c = feed(&e, Array(Array(repeating: cycle, count: 6).joined()))
+        XCTAssertEqual(e.baseline?.left ?? .nan, 0.3, accuracy: 1e-9)
+        XCTAssertEqual(c[58] ?? .nan, 0.6, accuracy: 1e-9)
+    }
+
+    func testASlowDriftIsNotABlink() {
+        // Looking down: EAR sinks from 0.31 to 0.18 over 3 s and stays there.
+        var e = EyeClosureEstimator()
+        var ears = Array(repeating: 0.31, count: 25)
+        ears += (0..<75).map { 0.31 - 0.13 * Double($0) / 75 }
+        ears += Array(repeating: 0.18, count: 50)
+        let c = feed(&e, ears).compactMap { $0 }
+        XCTAssertLessThan(c.max() ?? 1, 0.22)
+    }
+
+    func testALongClosureCountsOnlyAtItsStart() {
+        var e = EyeClosureEstimator()
+        let ears = Array(repeating: 0.3, count: 25) + Array(repeating: 0.1, count: 50)
+        let c = feed(&e, ears)
+        XCTAssertGreaterThan(c[25] ?? 0, 0.6, "the closing frame counts")
+        // The eye was last open on frame 24 (0.96 s); frame 39 is 0.6 s later, frame 40 0.64 s.
+        XCTAssertGreaterThan(c[39] ?? 0, 0.6, "0.6 s after the eye was last open still counts")
+        XCTAssertEqual(c[40], 0, "later does not")
+        XCTAssertEqual(c.last, 0)
+    }
+
+    func testAWinkClosesOneEye() {
+        var e = EyeClosureEstimator()
+        for i in 0..<20 { _ = e.update(leftEAR: 0.3, rightEAR: 0.3, timestampMicroseconds: Int64(i) * frameStep) }
+        let c = e.update(leftEAR: 0.1, rightEAR: 0.3, timestampMicroseconds: 20 * frameStep)
+        XCTAssertEqual(c?.left ?? .nan, 2.0 / 3.0, accuracy: 1e-9)
+        XCTAssertEqual(c?.right, 0)
+    }
+
+    // MARK: Yaw
+
+    func testYawMedianRejectsSingleFrameJumps() {
+        var f = YawMedianFilter(windowSeconds: 0.2)
+        var out: [Double] = []
+        for i in 0..<30 {
+            let raw: Double = (i == 10 || i == 20) ? 15 : (i == 15 ? -15 : 0)
+            out.append(f.update(yawDegrees: raw, timestampMicroseconds: Int64(i) * frameStep))
+        }
+        XCTAssertEqual(out.map(abs).max(), 0)
+    }
+
+    func testYawMedianPassesAHeldTurnWithAShortDelay() {
+        var f = YawMedianFilter(windowSeconds: 0.2)
+        var out: [Double] = []
+        for i in 0..<30 {
+            let raw: Double = (10..<20).contains(i) ? 10 : 0      // held 400 ms
+            out.append(f.update(yawDegrees: raw, timestampMicroseconds: Int64(i) * frameStep))
+        }
+        // 5 samples in 0.2 s at 25 fps: the median flips on the third turned frame.
+        XCTAssertEqual(out[11], 0)
+        XCTAssertEqual(out[12], 10)
+        XCTAssertEqual(Array(out[12..<22]), Array(repeating: 10, count: 10))
+        XCTAssertEqual(out[22], 0)
+    }
+
+    func testYawMedianIsTimeBased() {
+        // At 10 fps the same 0.2 s window holds 3 frames.
+        var f = YawMedianFilter(windowSeconds: 0.2)
+        let raws: [Double] = [0, 0, 20, 0, 20, 20, 20]
+        let out = raws.enumerated().map { f.update(yawDegrees: $1, timestampMicroseconds: Int64($0) * 100_000) }
+        XCTAssertEqual(out, [0, 0, 0, 0, 20, 20, 20])
+    }
+
+    func testLandmarkYawJumpsDoNotCreditATurnButAHeldTurnDoes() throws {
+        var d = Driver()
+        try d.startScan(landmarkFace(ear: 0.3, yaw: 3))
+        // Alternating single-frame jumps of ±12° around the baseline: never a turn.
+        for i in 0..<40 { try d.frame(landmarkFace(ear: 0.3, yaw: i % 4 == 0 ? 15 : (i % 4 == 2 ? -9 : 3))) }
+        XCTAssertTrue(d.credited.isEmpty)
+        // A turn held for 0.4 s is.
+        try d.frames(10, landmarkFace(ear: 0.3, yaw: 14))
+        XCTAssertEqual(d.credited.map(\.action), [.turnHead])
+        XCTAssertEqual(d.credited.first?.value ?? .nan, 11, accuracy: 1e-9)
+    }
+
+    func testLandmarkBlinkOfTwoFramesIsCredited() throws {
+        var d = Driver()
+        try d.startScan(landmarkFace(ear: 0.31))
+        try d.frames(10, landmarkFace(ear: 0.31))
+        try d.frame(landmarkFace(ear: 0.25))              // 19 % dip: not yet
+        XCTAssertTrue(d.credited.isEmpty)
+        try d.frame(landmarkFace(ear: 0.23))              // 26 % dip
+        XCTAssertEqual(d.credited.map(\.action), [.blink])
+        XCTAssertEqual(d.credited.first?.value ?? .nan, 1 - 0.23 / 0.31, accuracy: 1e-9)
+    }
+
+    func testClosureInputIsUsedAsGiven() throws {
+        var d = Driver()
+        let s = try d.frame(FaceObservation(centerX: 0.5, centerY: 0.5, eyes: .closure(left: 0.3, right: 0.1)))
+        XCTAssertEqual(s.frame.eyeClosureLeft, 0.3)
+        XCTAssertEqual(s.frame.eyeClosureRight, 0.1)
+    }
+}
