@@ -1,0 +1,238 @@
+import Foundation
+import LivenessCore
+import XCTest
+
+/// Measures the machine and its signal conditioning on real footage, through CSV traces of the
+/// clips in `shared/recordings` written by the video tracker (one row per frame).
+///
+/// * Traces: `$LIVENESS_TRACES_DIR` (default `/tmp/traces`), `<clip>.csv` plus `<clip>.size` ("W H").
+/// * Labels: `$LIVENESS_LABELS` (default `../shared/recordings/labels.json` beside the checkout).
+/// * `$LIVENESS_POLICY_JSON`: an optional partial policy (JSON text) to measure instead of the defaults.
+///
+/// Skips with a message when either is absent: a user's machine has neither.
+///
+/// Per clip it reports blink precision/recall against every labelled blink (±0.2 s; a detected
+/// blink is an episode of consecutive tracked frames with mean closure ≥ the threshold, over all
+/// tracked frames after warm-up, not only until the verdict), turn episodes (runs of
+/// `turnHeldFrames` credited frames beyond the threshold) inside and outside labelled turn
+/// windows, and checks the labels' `must` outcomes with the default policy.
+final class RecordingMeasurementTests: XCTestCase {
+    struct Trace {
+        var name: String
+        var observations: [Observation]
+    }
+
+    struct Label: Decodable {
+        struct Turn: Decodable { var from: Double; var to: Double }
+        struct Must: Decodable {
+            var blinkCredited: Bool?
+            var turnCredited: Bool?
+            var verdict: String?
+            var reason: String?
+        }
+        var file: String
+        var blinks: [Double]?
+        var turns: [Turn]?
+        var must: Must?
+    }
+
+    struct Labels: Decodable { var recordings: [Label] }
+
+    static var tracesDirectory: URL {
+        URL(fileURLWithPath: ProcessInfo.processInfo.environment["LIVENESS_TRACES_DIR"] ?? "/tmp/traces")
+    }
+
+    static var labelsFile: URL {
+        if let p = ProcessInfo.processInfo.environment["LIVENESS_LABELS"] { return URL(fileURLWithPath: p) }
+        // Tests/LivenessCoreTests/<this file> -> checkout -> ../shared/recordings/labels.json
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("shared/recordings/labels.json")
+    }
+
+    // MARK: Reading traces
+
+    static func loadTrace(csv: URL) throws -> Trace {
+        let text = try String(contentsOf: csv, encoding: .utf8)
+        var lines = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.hasPrefix("#") }
+        guard !lines.isEmpty else { return Trace(name: csv.deletingPathExtension().lastPathComponent, observations: []) }
+        let header = lines.removeFirst().split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        var column: [String: Int] = [:]
+        for (i, h) in header.enumerated() { column[h] = i }
+        var width: Int?, height: Int?
+        let sizeURL = csv.deletingPathExtension().appendingPathExtension("size")
+        if let s = try? String(contentsOf: sizeURL, encoding: .utf8) {
+            let parts = s.split(whereSeparator: { $0 == " " || $0 == "x" || $0.isNewline }).compactMap { Int($0) }
+            if parts.count >= 2 { width = parts[0]; height = parts[1] }
+        }
+        let rotationColumn = ["device_rotation_dps", "rotation_dps", "background_rotation_dps"].first { column[$0] != nil }
+        var out: [Observation] = []
+        var lastT: Int64 = .min
+        for line in lines {
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            func str(_ k: String) -> String? { column[k].flatMap { $0 < f.count ? f[$0] : nil }.flatMap { $0.isEmpty ? nil : $0 } }
+            func num(_ k: String) -> Double? { str(k).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil } }
+            guard let idx = num("frame"), let secs = num("seconds") else { continue }
+            let t = Int64((secs * 1_000_000).rounded())
+            guard t > lastT else { continue }
+            lastT = t
+            let flag = str("face")?.lowercased()
+            let tracked = flag == "1" || flag == "true" || flag == "yes"
+            var face: FaceObservation?
+            if tracked, let el = num("ear_left"), let er = num("ear_right"), let yaw = num("yaw_degrees"),
+               var cx = num("face_center_x"), var cy = num("face_center_y") {
+                if cx > 1.5, let w = width { cx /= Double(w) }
+                if cy > 1.5, let h = height { cy /= Double(h) }
+                var box: FaceBox?
+                if let x = num("box_x"), let y = num("box_y"), let w = num("box_w"), let h = num("box_h") {
+                    box = FaceBox(x: x, y: y, width: w, height: h)
+                }
+                face = FaceObservation(centerX: cx, centerY: cy, eyes: .aspectRatio(left: el, right: er), yawDegrees: yaw,
+                                       pitchDegrees: num("pitch_degrees"), rollDegrees: num("roll_degrees"), box: box,
+                                       eyeDistancePixels: num("eye_distance_px"))
+            }
+            if width == nil, let w = num("frame_width"), let h = num("frame_height"), w > 0, h > 0 {
+                width = Int(w); height = Int(h)
+            }
+            let source = str("rotation_source").flatMap(RotationSource.init(rawValue:)) ?? .video
+            let rotation = rotationColumn.flatMap(num).map { DeviceRotation(degreesPerSecond: $0, source: source) } ?? .unknown
+            out.append(Observation(frameIndex: Int(idx), timestampMicroseconds: t, face: face,
+                                   faceCount: num("faces").map { Int($0) } ?? (face == nil ? 0 : 1),
+                                   deviceRotation: rotation, frameWidth: width, frameHeight: height))
+        }
+        return Trace(name: csv.deletingPathExtension().lastPathComponent, observations: out)
+    }
+
+    // MARK: Measuring
+
+    struct Episode { var start: Double; var end: Double; var peak: Double; var direction: Int = 0 }
+
+    struct ClipResult {
+        var name: String
+        var verdict: Verdict?
+        var credited: [ActionEvidence]
+        var blinkEpisodes: [Episode]
+        var turnEpisodes: [Episode]
+        var framesTracked: Int
+        var framesRead: Int
+    }
+
+    static func measure(_ trace: Trace, policy: LivenessPolicy) throws -> ClipResult {
+        // 1. The real session with the policy under test.
+        var m = LivenessMachine(policy: policy, seed: 1)
+        for o in trace.observations { _ = try m.observe(o) }
+        _ = m.finish(.inputEnded)
+
+        // 2. A session that can never complete, to see the signals on every frame of the clip.
+        var open = policy
+        open.blinkClosureThreshold = .infinity
+        open.turnYawDegrees = .infinity
+        open.scanCapSeconds = 1e9
+        var probe = LivenessMachine(policy: open, seed: 1)
+        let frames = try trace.observations.map { try probe.observe($0).frame }
+
+        var blinks: [Episode] = []
+        var current: Episode?
+        for f in frames {
+            let t = Double(f.timestampMicroseconds) / 1e6
+            if let c = f.eyeClosureMean, c >= policy.blinkClosureThreshold {
+                if current == nil { current = Episode(start: t, end: t, peak: c) }
+                current!.end = t
+                current!.peak = max(current!.peak, c)
+            } else if let e = current {
+                blinks.append(e)
+                current = nil
+            }
+        }
+        if let e = current { blinks.append(e) }
+
+        var turns: [Episode] = []
+        var run = 0, sign = 0
+        var turn: Episode?
+        for f in frames {
+            let t = Double(f.timestampMicroseconds) / 1e6
+            if f.credited, let r = f.relativeYawDegrees, abs(r) >= policy.turnYawDegrees {
+                let s = r > 0 ? 1 : -1
+                if s == sign { run += 1 } else { run = 1; sign = s; if let e = turn { turns.append(e) }; turn = nil }
+                if run >= policy.turnHeldFrames {
+                    if turn == nil { turn = Episode(start: t, end: t, peak: abs(r), direction: s) }
+                    turn!.end = t
+                    turn!.peak = max(turn!.peak, abs(r))
+                }
+            } else {
+                run = 0; sign = 0
+                if let e = turn { turns.append(e) }
+                turn = nil
+            }
+        }
+        if let e = turn { turns.append(e) }
+        return ClipResult(name: trace.name, verdict: m.verdict, credited: m.evidence.actions, blinkEpisodes: blinks,
+                          turnEpisodes: turns, framesTracked: m.evidence.framesTracked, framesRead: m.evidence.framesRead)
+    }
+
+    static func policyUnderTest() throws -> LivenessPolicy {
+        guard let json = ProcessInfo.processInfo.environment["LIVENESS_POLICY_JSON"] else { return LivenessPolicy() }
+        return try JSONDecoder().decode(LivenessPolicy.self, from: Data(json.utf8))
+    }
+
+    func testMeasureOnRecordings() throws {
+        let dir = Self.tracesDirectory
+        let fm = FileManager.default
+        guard fm.fileExists(atPath: dir.appendingPathComponent("READY").path) else {
+            throw XCTSkip("no traces: \(dir.path)/READY is absent (set LIVENESS_TRACES_DIR to a folder of tracker CSVs)")
+        }
+        guard let labelData = try? Data(contentsOf: Self.labelsFile) else {
+            throw XCTSkip("no labels at \(Self.labelsFile.path) (set LIVENESS_LABELS)")
+        }
+        let labels = try JSONDecoder().decode(Labels.self, from: labelData).recordings
+        let policy = try Self.policyUnderTest()
+        let defaults = policy == LivenessPolicy()
+        let csvs = try fm.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "csv" }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+        guard !csvs.isEmpty else { throw XCTSkip("no CSV traces in \(dir.path)") }
+
+        var tp = 0, fp = 0, fn = 0, labelled = 0
+        var report = ["clip | frames tracked/read | blinks lab/det/TP/FP/FN | P R | turn eps (in/out labelled) | credited | verdict"]
+        for csv in csvs {
+            let trace = try Self.loadTrace(csv: csv)
+            let r = try Self.measure(trace, policy: policy)
+            let label = labels.first { ($0.file as NSString).deletingPathExtension == trace.name }
+            var line = "\(trace.name) | \(r.framesTracked)/\(r.framesRead)"
+            let episodesText = r.blinkEpisodes.map { String(format: "%.2f", $0.start) }.joined(separator: " ")
+            if let label, let blinks = label.blinks {
+                let matched = r.blinkEpisodes.filter { e in blinks.contains { abs($0 - e.start) <= 0.2 || (e.start - 0.2 <= $0 && $0 <= e.end) } }
+                let found = blinks.filter { b in r.blinkEpisodes.contains { abs(b - $0.start) <= 0.2 || ($0.start - 0.2 <= b && b <= $0.end) } }
+                tp += found.count; fn += blinks.count - found.count; fp += r.blinkEpisodes.count - matched.count
+                labelled += blinks.count
+                let p = r.blinkEpisodes.isEmpty ? 1 : Double(matched.count) / Double(r.blinkEpisodes.count)
+                let rc = blinks.isEmpty ? 1 : Double(found.count) / Double(blinks.count)
+                line += " | \(blinks.count)/\(r.blinkEpisodes.count)/\(found.count)/\(r.blinkEpisodes.count - matched.count)/\(blinks.count - found.count)"
+                line += String(format: " | %.2f %.2f", p, rc)
+            } else {
+                line += " | -/\(r.blinkEpisodes.count)/-/-/- | - -"
+            }
+            let windows = label?.turns ?? []
+            let inside = r.turnEpisodes.filter { e in windows.contains { e.end >= $0.from - 0.3 && e.start <= $0.to + 0.3 } }.count
+            line += " | \(r.turnEpisodes.count) (\(inside)/\(r.turnEpisodes.count - inside))"
+            line += " | " + r.credited.map { "\($0.action.rawValue)@\(String(format: "%.2f", Double($0.timestampMicroseconds) / 1e6))" }.joined(separator: ",")
+            line += " | \(r.verdict.map { "\($0.status.rawValue)\($0.reason.map { "/\($0.rawValue)" } ?? "")" } ?? "-")"
+            line += " | blinks at: " + episodesText
+            line += " | turns at: " + r.turnEpisodes.map { String(format: "%.2f%@", $0.start, $0.direction > 0 ? "L" : "R") }.joined(separator: " ")
+            report.append(line)
+
+            guard defaults, let must = label?.must else { continue }
+            let actions = Set(r.credited.map(\.action))
+            if let b = must.blinkCredited { XCTAssertEqual(actions.contains(.blink), b, "\(trace.name): blinkCredited") }
+            if let t = must.turnCredited { XCTAssertEqual(actions.contains(.turnHead), t, "\(trace.name): turnCredited") }
+            if let v = must.verdict { XCTAssertEqual(r.verdict?.status.rawValue, v, "\(trace.name): verdict") }
+            if let reason = must.reason { XCTAssertEqual(r.verdict?.reason?.rawValue, reason, "\(trace.name): reason") }
+        }
+        let precision = tp + fp == 0 ? 1 : Double(tp) / Double(tp + fp)
+        let recall = labelled == 0 ? 1 : Double(tp) / Double(labelled)
+        report.append(String(format: "TOTAL blinks labelled %d, detected TP %d, FP %d, FN %d: precision %.2f recall %.2f",
+                             labelled, tp, fp, fn, precision, recall))
+        print("=== recording measurement (policy \(defaults ? "default" : "override")) ===")
+        print(report.joined(separator: "\n"))
+    }
+}
