@@ -40,13 +40,13 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     // MARK: Eye conditioning (`.aspectRatio` input only)
 
     /// Length in seconds of the trailing window of tracked frames whose EAR forms the open-eye baseline.
-    public var eyeBaselineWindowSeconds: Double = 1.5
+    public var eyeBaselineWindowSeconds: Double = 1.0
     /// Percentile (0…1) of the window's EAR taken as the open-eye baseline.
-    public var eyeBaselinePercentile: Double = 0.85
+    public var eyeBaselinePercentile: Double = 0.75
     /// Tracked frames the baseline window must hold before any closure is reported (warm-up).
     public var eyeWarmupFrames: Int = 5
     /// Relative EAR dip (1 − EAR/baseline) that is subtracted before scaling (a dead zone for squints).
-    public var eyeClosureDeadZone: Double = 0.0
+    public var eyeClosureDeadZone: Double = 0.07
     /// Relative EAR dip, beyond the dead zone, that maps to closure 1.
     public var eyeClosureScale: Double = 1.0
     /// Relative EAR dip below which an eye counts as open for the dip-duration rule.
@@ -54,6 +54,9 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// Seconds a dip may have lasted (since the eye was last open) and still count as a blink.
     /// Longer dips (looking down, frowning, slow closures) report closure 0. 0 disables the rule.
     public var eyeMaxDipSeconds: Double = 0.6
+    /// Seconds over which a dip must persist: each eye's closure is the minimum of its closures in
+    /// this trailing window (an erosion). 0.045 s spans two frames at 25–30 fps and one at ≤ 20 fps.
+    public var eyeDipConfirmSeconds: Double = 0.045
 
     // MARK: Yaw conditioning (unfiltered yaw only)
 
@@ -70,7 +73,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case blinkClosureThreshold, turnYawDegrees, turnHeldFrames, rotationLimitDegreesPerSecond
         case guideCenterX, guideCenterY, guideRadius
         case eyeBaselineWindowSeconds, eyeBaselinePercentile, eyeWarmupFrames, eyeClosureDeadZone
-        case eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
+        case eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds, eyeDipConfirmSeconds
         case yawMedianWindowSeconds, yawBaselineWindowSeconds
     }
 
@@ -98,6 +101,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.eyeClosureScale, &eyeClosureScale)
         try take(.eyeDipOnsetLevel, &eyeDipOnsetLevel)
         try take(.eyeMaxDipSeconds, &eyeMaxDipSeconds)
+        try take(.eyeDipConfirmSeconds, &eyeDipConfirmSeconds)
         try take(.yawMedianWindowSeconds, &yawMedianWindowSeconds)
         try take(.yawBaselineWindowSeconds, &yawBaselineWindowSeconds)
     }

@@ -48,7 +48,9 @@ public struct EyeClosureEstimator: Sendable, Equatable {
     private let scale: Double
     private let onsetLevel: Double
     private let maxDipMicros: Int64
+    private let confirmMicros: Int64
     private var window = TimedWindow<Pair>()
+    private var recentClosures = TimedWindow<Pair>(maxCount: 64)
     private var lastOpenLeft: Int64?
     private var lastOpenRight: Int64?
     /// The open-eye baseline EARs (left, right) used for the latest frame, once warmed up.
@@ -63,6 +65,7 @@ public struct EyeClosureEstimator: Sendable, Equatable {
         scale = policy.eyeClosureScale > 0 ? policy.eyeClosureScale : 1
         onsetLevel = policy.eyeDipOnsetLevel
         maxDipMicros = microseconds(policy.eyeMaxDipSeconds)
+        confirmMicros = microseconds(policy.eyeDipConfirmSeconds)
     }
 
     /// The relative dip `1 − ear / baseline` (0 when the baseline is not positive).
@@ -88,7 +91,11 @@ public struct EyeClosureEstimator: Sendable, Equatable {
             baseline = (bl, br)
             let l = eyeClosure(ear: leftEAR, baseline: bl, at: t, lastOpen: &lastOpenLeft)
             let r = eyeClosure(ear: rightEAR, baseline: br, at: t, lastOpen: &lastOpenRight)
-            result = EyeClosure(left: l, right: r)
+            // Erosion: a dip counts only as deep as it stayed over the confirmation window.
+            recentClosures.append(Pair(left: l, right: r), at: t)
+            recentClosures.drop(olderThan: confirmMicros, now: t)
+            let recent = recentClosures.values
+            result = EyeClosure(left: recent.map(\.left).min() ?? l, right: recent.map(\.right).min() ?? r)
         }
         window.append(Pair(left: leftEAR, right: rightEAR), at: t)
         return result
@@ -104,10 +111,10 @@ public struct EyeClosureEstimator: Sendable, Equatable {
     }
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.window == b.window && a.lastOpenLeft == b.lastOpenLeft && a.lastOpenRight == b.lastOpenRight
+        a.window == b.window && a.recentClosures == b.recentClosures && a.lastOpenLeft == b.lastOpenLeft && a.lastOpenRight == b.lastOpenRight
             && a.baseline?.left == b.baseline?.left && a.baseline?.right == b.baseline?.right
             && a.windowMicros == b.windowMicros && a.percentile == b.percentile && a.warmupFrames == b.warmupFrames
             && a.deadZone == b.deadZone && a.scale == b.scale && a.onsetLevel == b.onsetLevel
-            && a.maxDipMicros == b.maxDipMicros
+            && a.maxDipMicros == b.maxDipMicros && a.confirmMicros == b.confirmMicros
     }
 }

@@ -1,0 +1,177 @@
+// Images: decoding, raw pixels, encoding, scaling, quality measures (OpenCV imgcodecs/imgproc).
+#include "internal.hpp"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
+
+extern "C" {
+
+ft_image *ft_image_new(void) {
+    try {
+        return new ft_image();
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void ft_image_free(ft_image *image) { delete image; }
+
+int ft_image_width(const ft_image *image) { return image ? image->mat.cols : 0; }
+int ft_image_height(const ft_image *image) { return image ? image->mat.rows : 0; }
+
+ft_status ft_image_copy(const ft_image *source, ft_image *destination, ft_error *error) {
+    if (!source || !destination) return ft::set_error(error, "copy: null image"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "copy", [&] {
+        source->mat.copyTo(destination->mat);
+        return FT_OK;
+    });
+}
+
+ft_status ft_image_fill(ft_image *image, int width, int height, int blue, int green, int red, ft_error *error) {
+    if (!image || width <= 0 || height <= 0 || width > 16384 || height > 16384)
+        return ft::set_error(error, "fill: bad size %dx%d", width, height), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "fill", [&] {
+        image->mat.create(height, width, CV_8UC3);
+        image->mat.setTo(cv::Scalar(blue, green, red));
+        return FT_OK;
+    });
+}
+
+int ft_file_is_image(const char *path) {
+    if (!path) return 0;
+    try {
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
+        return cv::haveImageReader(path) ? 1 : 0;
+    } catch (...) {
+        return 0;
+    }
+}
+
+ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error) {
+    if (!path || !out) return ft::set_error(error, "decode: null argument"), FT_ERR_ARGUMENT;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return ft::set_error(error, "%s: %s", path, std::strerror(errno)), FT_ERR_NOT_FOUND;
+    if (!S_ISREG(st.st_mode)) return ft::set_error(error, "%s: not a regular file", path), FT_ERR_NOT_FOUND;
+    if (st.st_size == 0) return ft::set_error(error, "%s: empty file", path), FT_ERR_UNSUPPORTED;
+    return ft::guarded(error, path, [&] {
+        cv::Mat decoded = cv::imread(path, cv::IMREAD_COLOR);
+        if (decoded.empty()) {
+            ft::set_error(error, "%s: not an image OpenCV can decode (or corrupt)", path);
+            return FT_ERR_UNSUPPORTED;
+        }
+        out->mat = decoded;
+        return FT_OK;
+    });
+}
+
+ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *out, ft_error *error) {
+    if (!bytes || !out || count == 0) return ft::set_error(error, "decode: no bytes"), FT_ERR_ARGUMENT;
+    if (count > (size_t)INT32_MAX) return ft::set_error(error, "decode: %zu bytes is too large", count), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "decode", [&] {
+        cv::Mat buffer(1, (int)count, CV_8UC1, const_cast<uint8_t *>(bytes));
+        cv::Mat decoded = cv::imdecode(buffer, cv::IMREAD_COLOR);
+        if (decoded.empty()) {
+            ft::set_error(error, "decode: %zu bytes are not an image OpenCV can decode (JPEG, PNG, ...)", count);
+            return FT_ERR_UNSUPPORTED;
+        }
+        out->mat = decoded;
+        return FT_OK;
+    });
+}
+
+ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int stride,
+                               ft_pixel_format format, ft_image *out, ft_error *error) {
+    int channels = 0;
+    switch (format) {
+        case FT_PIXELS_BGR: case FT_PIXELS_RGB: channels = 3; break;
+        case FT_PIXELS_GRAY: channels = 1; break;
+        case FT_PIXELS_BGRA: case FT_PIXELS_RGBA: channels = 4; break;
+        default: return ft::set_error(error, "pixels: unknown format %d", (int)format), FT_ERR_ARGUMENT;
+    }
+    if (!pixels || !out || width <= 0 || height <= 0 || width > 16384 || height > 16384)
+        return ft::set_error(error, "pixels: bad size %dx%d", width, height), FT_ERR_ARGUMENT;
+    if (stride < width * channels)
+        return ft::set_error(error, "pixels: stride %d is less than %d bytes per row", stride, width * channels), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "pixels", [&] {
+        cv::Mat view(height, width, CV_8UC(channels), const_cast<uint8_t *>(pixels), (size_t)stride);
+        switch (format) {
+            case FT_PIXELS_BGR: view.copyTo(out->mat); break;
+            case FT_PIXELS_RGB: cv::cvtColor(view, out->mat, cv::COLOR_RGB2BGR); break;
+            case FT_PIXELS_GRAY: cv::cvtColor(view, out->mat, cv::COLOR_GRAY2BGR); break;
+            case FT_PIXELS_BGRA: cv::cvtColor(view, out->mat, cv::COLOR_BGRA2BGR); break;
+            case FT_PIXELS_RGBA: cv::cvtColor(view, out->mat, cv::COLOR_RGBA2BGR); break;
+        }
+        return FT_OK;
+    });
+}
+
+void ft_buffer_free(ft_buffer *buffer) {
+    if (!buffer) return;
+    std::free(buffer->bytes);
+    buffer->bytes = nullptr;
+    buffer->count = 0;
+}
+
+static ft_status encode(const ft_image *image, const char *ext, const std::vector<int> &params, ft_buffer *out,
+                        ft_error *error) {
+    if (!image || !out || image->mat.empty()) return ft::set_error(error, "encode: empty image"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "encode", [&] {
+        std::vector<uchar> bytes;
+        if (!cv::imencode(ext, image->mat, bytes, params)) {
+            ft::set_error(error, "encode: OpenCV could not encode %s", ext);
+            return FT_ERR_ENCODE;
+        }
+        out->bytes = static_cast<uint8_t *>(std::malloc(bytes.size()));
+        if (!out->bytes) throw std::bad_alloc();
+        std::memcpy(out->bytes, bytes.data(), bytes.size());
+        out->count = bytes.size();
+        return FT_OK;
+    });
+}
+
+ft_status ft_image_encode_jpeg(const ft_image *image, int quality, ft_buffer *out, ft_error *error) {
+    if (quality < 0 || quality > 100) return ft::set_error(error, "encode: JPEG quality %d not in 0...100", quality), FT_ERR_ARGUMENT;
+    return encode(image, ".jpg", {cv::IMWRITE_JPEG_QUALITY, quality}, out, error);
+}
+
+ft_status ft_image_encode_png(const ft_image *image, ft_buffer *out, ft_error *error) {
+    return encode(image, ".png", {cv::IMWRITE_PNG_COMPRESSION, 6}, out, error);
+}
+
+ft_status ft_image_scale(ft_image *image, double factor, ft_error *error) {
+    if (!image || image->mat.empty() || !(factor > 0.01 && factor < 16))
+        return ft::set_error(error, "scale: bad factor %g", factor), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "scale", [&] {
+        cv::Mat scaled;
+        cv::resize(image->mat, scaled, cv::Size(), factor, factor, factor < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+        image->mat = scaled;
+        return FT_OK;
+    });
+}
+
+ft_status ft_image_quality(const ft_image *image, double x, double y, double w, double h, double *brightness,
+                           double *sharpness, ft_error *error) {
+    if (!image || image->mat.empty()) return ft::set_error(error, "quality: empty image"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "quality", [&] {
+        cv::Rect full(0, 0, image->mat.cols, image->mat.rows);
+        cv::Rect region = w > 0 && h > 0 ? cv::Rect((int)x, (int)y, (int)w, (int)h) & full : full;
+        if (region.area() <= 0) region = full;
+        cv::Mat gray, laplacian;
+        cv::cvtColor(image->mat(region), gray, cv::COLOR_BGR2GRAY);
+        cv::Laplacian(gray, laplacian, CV_64F);
+        cv::Scalar mean, deviation;
+        cv::meanStdDev(laplacian, mean, deviation);
+        if (brightness) *brightness = cv::mean(gray)[0];
+        if (sharpness) *sharpness = deviation[0] * deviation[0];
+        return FT_OK;
+    });
+}
+
+}  // extern "C"

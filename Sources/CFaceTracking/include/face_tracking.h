@@ -1,0 +1,230 @@
+/*
+ * face_tracking.h — the C boundary of the liveness engine over OpenCV 4.6 and dlib 19.24.
+ *
+ * Every function has the prefix `ft_`. No C++ type or exception crosses this header: each
+ * call catches everything and returns an `ft_status`, with a readable message in the
+ * caller's `ft_error` when it is not FT_OK. Frames are borrowed for the duration of a call;
+ * results come back in caller-owned plain structs. Handles are opaque and freed by their
+ * `_free`/`_close` function.
+ *
+ * Coordinate conventions: pixels with the origin at the top left of the (upright) frame;
+ * normalised coordinates are pixels divided by the frame width/height. "left" and "right"
+ * are the subject's own (the subject's left eye is on the image's right in an unmirrored
+ * camera image). Angles in degrees. Times in milliseconds unless a name says otherwise.
+ */
+#ifndef FACE_TRACKING_H
+#define FACE_TRACKING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Result of every fallible call. */
+typedef enum ft_status {
+    FT_OK = 0,
+    FT_END_OF_STREAM = 1,      /**< no more frames (not an error) */
+    FT_ERR_NOT_FOUND = 2,      /**< the file does not exist or cannot be read */
+    FT_ERR_UNSUPPORTED = 3,    /**< the file is not a video/image this build can decode */
+    FT_ERR_DECODE = 4,         /**< the data is corrupt or truncated */
+    FT_ERR_ARGUMENT = 5,       /**< a bad argument (size, format, null) */
+    FT_ERR_MODEL = 6,          /**< the landmark model could not be loaded */
+    FT_ERR_ENCODE = 7,         /**< encoding or writing an output failed */
+    FT_ERR_INTERNAL = 8        /**< an unexpected exception inside OpenCV or dlib */
+} ft_status;
+
+/** A human-readable message filled in when a call fails. */
+typedef struct ft_error {
+    char message[512];
+} ft_error;
+
+/* ------------------------------------------------------------------ images */
+
+/** An owned BGR 8-bit image (a cv::Mat inside). */
+typedef struct ft_image ft_image;
+
+/** Pixel layouts accepted by ft_image_from_pixels. */
+typedef enum ft_pixel_format {
+    FT_PIXELS_BGR = 0,
+    FT_PIXELS_RGB = 1,
+    FT_PIXELS_GRAY = 2,
+    FT_PIXELS_BGRA = 3,
+    FT_PIXELS_RGBA = 4
+} ft_pixel_format;
+
+/** A new empty image; fill it with one of the calls below. Never NULL unless out of memory. */
+ft_image *ft_image_new(void);
+void ft_image_free(ft_image *image);
+int ft_image_width(const ft_image *image);
+int ft_image_height(const ft_image *image);
+/** Deep copy of `source` into `destination`. */
+ft_status ft_image_copy(const ft_image *source, ft_image *destination, ft_error *error);
+/** A solid image of the given size and colour (0..255 per channel). */
+ft_status ft_image_fill(ft_image *image, int width, int height, int blue, int green, int red, ft_error *error);
+/** Decodes a JPEG/PNG/BMP/... file (cv::imread, EXIF orientation applied). */
+ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error);
+/** Decodes an encoded image held in memory (cv::imdecode). */
+ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *out, ft_error *error);
+/** Copies raw pixels (rows `stride` bytes apart) into `out` as BGR. */
+ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int stride,
+                               ft_pixel_format format, ft_image *out, ft_error *error);
+/** True (1) when the file's first bytes are those of an image format OpenCV reads. */
+int ft_file_is_image(const char *path);
+
+/** A malloc'd byte buffer returned by the encoders; free with ft_buffer_free. */
+typedef struct ft_buffer {
+    uint8_t *bytes;
+    size_t count;
+} ft_buffer;
+void ft_buffer_free(ft_buffer *buffer);
+/** JPEG-encodes the image (quality 0..100) into a new buffer (cv::imencode). */
+ft_status ft_image_encode_jpeg(const ft_image *image, int quality, ft_buffer *out, ft_error *error);
+/** PNG-encodes the image into a new buffer (cv::imencode). */
+ft_status ft_image_encode_png(const ft_image *image, ft_buffer *out, ft_error *error);
+/** Resizes in place by a factor (area interpolation when shrinking). */
+ft_status ft_image_scale(ft_image *image, double factor, ft_error *error);
+/** Mean brightness 0..255 and sharpness (variance of the Laplacian) inside a box, or the whole frame when w <= 0. */
+ft_status ft_image_quality(const ft_image *image, double x, double y, double w, double h,
+                           double *brightness, double *sharpness, ft_error *error);
+
+/* ----------------------------------------------------------------- drawing */
+
+/** Colours are blue, green, red 0..255; thickness in pixels (-1 fills). */
+void ft_draw_circle(ft_image *image, double cx, double cy, double radius, int blue, int green, int red, int thickness);
+void ft_draw_line(ft_image *image, double x0, double y0, double x1, double y1, int blue, int green, int red, int thickness);
+void ft_draw_rect(ft_image *image, double x, double y, double w, double h, int blue, int green, int red, int thickness);
+/** Draws `count` points (x,y pairs) as small dots. */
+void ft_draw_points(ft_image *image, const float *xy, int count, double radius, int blue, int green, int red);
+/** Draws an open polyline through `count` points (x,y pairs), anti-aliased. */
+void ft_draw_polyline(ft_image *image, const float *xy, int count, int blue, int green, int red, int thickness);
+/** Draws ASCII text with its baseline-left corner at (x, y); `scale` 1.0 is about 22 px tall. */
+void ft_draw_text(ft_image *image, const char *text, double x, double y, double scale, int blue, int green, int red, int thickness);
+
+/* ------------------------------------------------------------------ videos */
+
+typedef struct ft_video ft_video;
+
+/** What the container says about a video stream. */
+typedef struct ft_video_info {
+    int width;                 /**< upright frame width in pixels (after rotation) */
+    int height;                /**< upright frame height in pixels (after rotation) */
+    double fps;                /**< nominal frame rate (frames per second); 0 if unknown */
+    int64_t frame_count;       /**< frames the container claims; may be wrong for truncated files */
+    int rotation_degrees;      /**< rotation metadata applied to make frames upright (0, 90, 180, 270) */
+    double duration_seconds;   /**< frame_count / fps, 0 if unknown */
+} ft_video_info;
+
+/** Opens a video file with OpenCV's FFmpeg backend, with the stream's rotation metadata applied. */
+ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, ft_error *error);
+/**
+ * Decodes the next frame into `frame`; `timestamp_ms` receives its presentation timestamp
+ * (CAP_PROP_POS_MSEC) in milliseconds on the stream's clock. Returns FT_END_OF_STREAM when
+ * no frame is left (a truncated file simply ends early).
+ */
+ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, ft_error *error);
+void ft_video_close(ft_video *video);
+
+typedef struct ft_video_writer ft_video_writer;
+/** Opens an MP4 (mp4v) or AVI (MJPG) writer, chosen from the path's extension. */
+ft_status ft_video_writer_open(const char *path, double fps, int width, int height, ft_video_writer **out, ft_error *error);
+ft_status ft_video_writer_write(ft_video_writer *writer, const ft_image *frame, ft_error *error);
+void ft_video_writer_close(ft_video_writer *writer);
+
+/* ---------------------------------------------------------------- tracking */
+
+/** The 68-point landmark model, loaded once per process and shared by every tracker. */
+typedef struct ft_model ft_model;
+/** Loads (or returns the already loaded) dlib shape predictor at `path`. Thread-safe. */
+ft_status ft_model_load(const char *path, ft_model **out, ft_error *error);
+
+/** How a tracker finds and follows the primary face. */
+typedef struct ft_tracker_config {
+    double guide_center_x;       /**< normalised; the primary face is the one nearest this point */
+    double guide_center_y;       /**< normalised */
+    double guide_radius;         /**< fraction of the frame's shorter side */
+    double min_face_fraction;    /**< smallest face to find, as a fraction of the shorter side (0.1) */
+    double detection_threshold;  /**< HOG score threshold for a face (0.0 is dlib's default) */
+    int verify_interval;         /**< frames between HOG checks of a tracked face (5) */
+    int track;                   /**< 1: detect once then track; 0: detect on every frame */
+} ft_tracker_config;
+
+/** The defaults documented on each field. */
+ft_tracker_config ft_tracker_config_default(void);
+
+typedef struct ft_tracker ft_tracker;
+
+/** One detected face candidate, in frame pixels. */
+typedef struct ft_candidate {
+    double x, y, w, h;
+    double score;   /**< HOG detection score; higher is more face-like */
+} ft_candidate;
+
+enum { FT_MAX_CANDIDATES = 8, FT_LANDMARKS = 68 };
+
+/** How the face on a frame was obtained. */
+typedef enum ft_face_source {
+    FT_SOURCE_NONE = 0,       /**< no face */
+    FT_SOURCE_DETECTED = 1,   /**< full-frame HOG detection */
+    FT_SOURCE_TRACKED = 2,    /**< landmarks fitted in the previous frame's box */
+    FT_SOURCE_VERIFIED = 3    /**< tracked, and HOG confirmed the face near its box */
+} ft_face_source;
+
+/** Everything measured on one frame. Fields other than `face`, `faces`, `candidates` are 0 without a face. */
+typedef struct ft_observation {
+    int face;                          /**< 1 when a primary face is tracked */
+    int faces;                         /**< number of faces found on the frame */
+    ft_face_source source;
+    double box_x, box_y, box_w, box_h; /**< primary face box, pixels (detector convention) */
+    double center_x, center_y;         /**< face anchor (mean of nose bridge and eye corners), normalised */
+    double ear_left, ear_right;        /**< eye aspect ratios, the subject's left/right eye */
+    double yaw_degrees;                /**< positive when the subject turns to their own left */
+    double pitch_degrees;              /**< positive when the subject looks up */
+    double roll_degrees;               /**< positive when the head tilts to the subject's own left shoulder... see pose notes */
+    double eye_distance_px;            /**< distance between the two eye centres, pixels */
+    double pose_error_px;              /**< RMS reprojection error of the pose fit, pixels */
+    double landmarks[2 * FT_LANDMARKS];/**< x0,y0,x1,y1,... pixels */
+    int candidate_count;               /**< detections on this frame (0 when the frame was only tracked) */
+    ft_candidate candidates[FT_MAX_CANDIDATES];
+    double detect_ms, landmarks_ms, pose_ms; /**< time spent in each stage on this frame, milliseconds */
+} ft_observation;
+
+/** A tracker for one stream of frames. Not thread-safe; use one per thread/session. */
+ft_status ft_tracker_new(const ft_model *model, const ft_tracker_config *config, ft_tracker **out, ft_error *error);
+void ft_tracker_free(ft_tracker *tracker);
+/** Forgets the tracked face (next frame runs a full detection). */
+void ft_tracker_reset(ft_tracker *tracker);
+/** Finds/tracks the primary face on `frame` and measures it. */
+ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_observation *out, ft_error *error);
+
+/** Runs only the HOG detector on the whole frame at `scale` (upsampling when > 1); boxes in frame pixels. */
+ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,
+                          ft_candidate *out, int capacity, int *count, ft_error *error);
+
+/* ------------------------------------------------------------ optical flow */
+
+/** Global motion of the image outside an excluded box, between two frames. */
+typedef struct ft_motion {
+    int valid;                /**< 0 when there was too little texture to tell */
+    int points;               /**< tracked background points used in the fit */
+    int inliers;              /**< points consistent with the fitted motion */
+    double dx, dy;            /**< translation, pixels */
+    double rotation_degrees;  /**< in-plane rotation */
+    double scale;             /**< scale change (1 = none) */
+} ft_motion;
+
+/**
+ * Estimates background motion from `previous` to `current` with sparse Lucas–Kanade optical
+ * flow on corners outside the box (x,y,w,h pixels, ignored when w <= 0), robust similarity fit
+ * (RANSAC). Works on a downscaled grey copy of at most `max_side` pixels.
+ */
+ft_status ft_background_motion(const ft_image *previous, const ft_image *current,
+                               double x, double y, double w, double h, int max_side,
+                               ft_motion *out, ft_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FACE_TRACKING_H */

@@ -1,0 +1,115 @@
+// Head pose from the rigid landmarks (OpenCV calib3d solvePnP) and the other per-face
+// measurements taken from the 68 landmarks.
+#include "pose.hpp"
+
+#include <opencv2/calib3d.hpp>
+
+#include <cmath>
+
+namespace ft {
+
+// A generic adult face in millimetres, in a face frame whose axes match the camera's when
+// the face looks straight into it: X towards the image's right (the subject's left), Y down,
+// Z away from the camera. Origin at the nose tip. Only rigid points: eye corners and nose
+// (the mouth and jaw move when the subject talks or smiles, and would read as a turn).
+// Sizes from standard anthropometry: outer canthi ~90 mm apart, inner ~32 mm, eyes ~46 mm
+// above and ~30-38 mm behind the nose tip.
+static const int kPoseIndices[] = {27, 30, 31, 33, 35, 36, 39, 42, 45};
+static const cv::Point3d kPoseModel[] = {
+    {0.0, -46.0, 20.0},   // 27 nasion (top of the nose bridge)
+    {0.0, 0.0, 0.0},      // 30 nose tip
+    {-14.0, 10.0, 20.0},  // 31 right alar base (subject's right)
+    {0.0, 14.0, 15.0},    // 33 subnasale
+    {14.0, 10.0, 20.0},   // 35 left alar base
+    {-45.0, -48.0, 38.0}, // 36 right eye, outer corner
+    {-16.0, -46.0, 28.0}, // 39 right eye, inner corner
+    {16.0, -46.0, 28.0},  // 42 left eye, inner corner
+    {45.0, -48.0, 38.0},  // 45 left eye, outer corner
+};
+static const int kPosePointCount = sizeof kPoseIndices / sizeof kPoseIndices[0];
+
+static double distance(const double *points, int a, int b) {
+    double dx = points[2 * a] - points[2 * b], dy = points[2 * a + 1] - points[2 * b + 1];
+    return std::sqrt(dx * dx + dy * dy);
+}
+
+double eye_aspect_ratio(const double *points, int first) {
+    double width = distance(points, first, first + 3);
+    if (width <= 1e-6) return 0;
+    return (distance(points, first + 1, first + 5) + distance(points, first + 2, first + 4)) / (2.0 * width);
+}
+
+void face_anchor(const double *points, double *x, double *y) {
+    static const int anchor[] = {27, 28, 29, 30, 36, 39, 42, 45};
+    double sx = 0, sy = 0;
+    for (int i : anchor) sx += points[2 * i], sy += points[2 * i + 1];
+    *x = sx / 8.0;
+    *y = sy / 8.0;
+}
+
+double eye_distance(const double *points) {
+    double lx = 0, ly = 0, rx = 0, ry = 0;
+    for (int i = 0; i < 6; ++i) {
+        rx += points[2 * (36 + i)], ry += points[2 * (36 + i) + 1];
+        lx += points[2 * (42 + i)], ly += points[2 * (42 + i) + 1];
+    }
+    return std::hypot((lx - rx) / 6.0, (ly - ry) / 6.0);
+}
+
+bool PoseEstimator::estimate(const double *points, int width, int height, Pose &pose) {
+    std::vector<cv::Point3d> model(kPoseModel, kPoseModel + kPosePointCount);
+    std::vector<cv::Point2d> image;
+    image.reserve(kPosePointCount);
+    for (int i : kPoseIndices) image.emplace_back(points[2 * i], points[2 * i + 1]);
+    // Intrinsics from the frame size: focal length = the longer side in pixels (about 53°
+    // across the longer side, a typical front camera), principal point at the centre, no
+    // distortion.
+    double focal = std::max(width, height);
+    cv::Matx33d camera(focal, 0, width / 2.0, 0, focal, height / 2.0, 0, 0, 1);
+    cv::Mat rvec, tvec;
+    bool ok;
+    if (has_previous_) {
+        rvec = cv::Mat(rvec_).clone();
+        tvec = cv::Mat(tvec_).clone();
+        ok = cv::solvePnP(model, image, camera, cv::noArray(), rvec, tvec, true, cv::SOLVEPNP_ITERATIVE);
+    } else {
+        // Start from a frontal face at the distance its eye spacing implies.
+        double eyes = std::hypot(image[8].x - image[5].x, image[8].y - image[5].y);
+        double z = eyes > 1 ? focal * 90.0 / eyes : 500.0;
+        rvec = (cv::Mat_<double>(3, 1) << 0, 0, 0);
+        tvec = (cv::Mat_<double>(3, 1) << (image[1].x - width / 2.0) * z / focal, (image[1].y - height / 2.0) * z / focal, z);
+        ok = cv::solvePnP(model, image, camera, cv::noArray(), rvec, tvec, true, cv::SOLVEPNP_ITERATIVE);
+    }
+    if (!ok || tvec.at<double>(2) <= 0) {
+        has_previous_ = false;
+        return false;
+    }
+    std::vector<cv::Point2d> projected;
+    cv::projectPoints(model, rvec, tvec, camera, cv::noArray(), projected);
+    double squared = 0;
+    for (int i = 0; i < kPosePointCount; ++i) {
+        double dx = projected[i].x - image[i].x, dy = projected[i].y - image[i].y;
+        squared += dx * dx + dy * dy;
+    }
+    pose.error_px = std::sqrt(squared / kPosePointCount);
+
+    cv::Matx33d r;
+    cv::Rodrigues(rvec, r);
+    // The face's forward direction (towards the camera, -Z in the face frame) and its
+    // left-right axis (+X, towards the subject's left), in camera coordinates.
+    double fx = -r(0, 2), fy = -r(1, 2), fz = -r(2, 2);
+    double ax = r(0, 0), ay = r(1, 0);
+    const double degrees = 180.0 / M_PI;
+    // Yaw > 0: the nose swings towards the image's right, which is the subject's own left.
+    pose.yaw_degrees = std::atan2(fx, -fz) * degrees;
+    // Pitch > 0: the subject looks up (the nose rises in the image).
+    pose.pitch_degrees = std::atan2(-fy, std::hypot(fx, fz)) * degrees;
+    // Roll > 0: the head tilts towards the subject's left shoulder (its left side drops).
+    pose.roll_degrees = std::atan2(ay, ax) * degrees;
+    rvec_ = cv::Vec3d(rvec.ptr<double>());
+    tvec_ = cv::Vec3d(tvec.ptr<double>());
+    has_previous_ = true;
+    return true;
+}
+
+}  // namespace ft

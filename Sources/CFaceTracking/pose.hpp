@@ -1,0 +1,31 @@
+// Per-face measurements from the 68 landmarks: eye aspect ratio, face anchor, eye distance,
+// head pose. Internal to the shim.
+#pragma once
+#include <opencv2/core.hpp>
+
+namespace ft {
+
+/// Eye aspect ratio (|p2-p6| + |p3-p5|) / (2 |p1-p4|) of the six landmarks starting at `first`
+/// (36: the subject's right eye, 42: their left eye). `points` is x0,y0,x1,y1,... in pixels.
+double eye_aspect_ratio(const double *points, int first);
+/// The face anchor: mean of the nose bridge (27-30) and the four eye corners, pixels.
+void face_anchor(const double *points, double *x, double *y);
+/// Distance between the centres of the two eyes, pixels.
+double eye_distance(const double *points);
+
+struct Pose {
+    double yaw_degrees = 0, pitch_degrees = 0, roll_degrees = 0, error_px = 0;
+};
+
+/// solvePnP against a generic 3D face; warm-started from the previous frame's pose.
+class PoseEstimator {
+public:
+    bool estimate(const double *points, int width, int height, Pose &pose);
+    void reset() { has_previous_ = false; }
+
+private:
+    bool has_previous_ = false;
+    cv::Vec3d rvec_, tvec_;
+};
+
+}  // namespace ft

@@ -1,0 +1,415 @@
+// Face detection (dlib HOG), 68-point landmarks (dlib shape predictor) and tracking:
+// detect once, then fit the landmarks in the previous frame's box, verify with HOG near the
+// box every few frames, and re-detect when the face is lost.
+#include "internal.hpp"
+#include "pose.hpp"
+
+#include <dlib/image_processing/frontal_face_detector.h>
+#include <dlib/image_processing/shape_predictor.h>
+#include <dlib/opencv/cv_image.h>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+struct ft_model {
+    dlib::shape_predictor predictor;
+    std::string path;
+};
+
+namespace {
+
+std::mutex &models_mutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+std::map<std::string, std::unique_ptr<ft_model>> &models() {
+    static std::map<std::string, std::unique_ptr<ft_model>> loaded;
+    return loaded;
+}
+
+using Clock = std::chrono::steady_clock;
+double milliseconds_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// HOG windows are 80x80: a face is found when it is at least ~80 px in the scanned image.
+constexpr double kHogFacePixels = 80.0;
+/// When re-scanning around a known face, scale it to this width (a little above the minimum).
+constexpr double kTargetFacePixels = 100.0;
+
+double iou(const cv::Rect2d &a, const cv::Rect2d &b) {
+    double inter = (a & b).area();
+    double uni = a.area() + b.area() - inter;
+    return uni > 0 ? inter / uni : 0;
+}
+
+cv::Rect2d to_rect(const ft_candidate &c) { return cv::Rect2d(c.x, c.y, c.w, c.h); }
+
+/// Runs the HOG detector on `roi` of the grey frame scaled by `scale`; boxes in frame pixels.
+std::vector<ft_candidate> detect(dlib::frontal_face_detector &detector, const cv::Mat &gray, cv::Rect roi,
+                                 double scale, double threshold) {
+    roi &= cv::Rect(0, 0, gray.cols, gray.rows);
+    std::vector<ft_candidate> found;
+    if (roi.area() <= 0) return found;
+    cv::Mat region = gray(roi), scaled;
+    if (std::fabs(scale - 1.0) > 1e-3)
+        cv::resize(region, scaled, cv::Size(), scale, scale, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    else
+        scaled = region;
+    if (scaled.cols < 80 || scaled.rows < 80) return found;
+    if (!scaled.isContinuous()) scaled = scaled.clone();
+    dlib::cv_image<unsigned char> image(scaled);
+    std::vector<dlib::rect_detection> detections;
+    detector(image, detections, threshold);
+    for (const auto &d : detections) {
+        ft_candidate c;
+        c.x = roi.x + d.rect.left() / scale;
+        c.y = roi.y + d.rect.top() / scale;
+        c.w = d.rect.width() / scale;
+        c.h = d.rect.height() / scale;
+        c.score = d.detection_confidence;
+        found.push_back(c);
+    }
+    std::sort(found.begin(), found.end(), [](const ft_candidate &a, const ft_candidate &b) { return a.score > b.score; });
+    return found;
+}
+
+/// Scales at which to scan a whole frame for faces of at least `min_fraction` of the shorter side:
+/// a coarse pass for the large faces of a selfie first, then the fine pass.
+std::vector<double> detection_ladder(int width, int height, double min_fraction) {
+    double shorter = std::min(width, height);
+    double fine = std::min(2.0, kHogFacePixels / std::max(8.0, min_fraction * shorter));
+    double coarse = std::min(fine, kHogFacePixels / (0.3 * shorter));
+    std::vector<double> ladder{coarse};
+    if (fine > coarse * 1.25) ladder.push_back(fine);
+    return ladder;
+}
+
+void fill_landmarks(const dlib::full_object_detection &shape, double *out) {
+    for (unsigned i = 0; i < shape.num_parts() && i < FT_LANDMARKS; ++i) {
+        out[2 * i] = shape.part(i).x();
+        out[2 * i + 1] = shape.part(i).y();
+    }
+}
+
+cv::Rect2d landmark_bounds(const double *points) {
+    double x0 = points[0], x1 = points[0], y0 = points[1], y1 = points[1];
+    for (int i = 1; i < FT_LANDMARKS; ++i) {
+        x0 = std::min(x0, points[2 * i]), x1 = std::max(x1, points[2 * i]);
+        y0 = std::min(y0, points[2 * i + 1]), y1 = std::max(y1, points[2 * i + 1]);
+    }
+    return cv::Rect2d(x0, y0, x1 - x0, y1 - y0);
+}
+
+}  // namespace
+
+struct ft_tracker {
+    const ft_model *model = nullptr;
+    ft_tracker_config config{};
+    dlib::frontal_face_detector detector = dlib::get_frontal_face_detector();
+    ft::PoseEstimator pose;
+    cv::Mat gray;
+
+    bool tracking = false;
+    cv::Rect2d box;               // the primary face, detector convention, frame pixels
+    // The detector box relative to the landmarks' bounding box, learnt at each detection, so
+    // that a box derived from landmarks stays in the convention the shape predictor expects.
+    double offset_x = 0.0, offset_y = -0.1, scale_w = 1.0, scale_h = 1.0;
+    int frames_since_verify = 0;
+    int frames_since_scan = 0;
+    int failed_verifies = 0;
+    int last_face_count = 0;
+};
+
+namespace {
+
+constexpr int kMaxFailedVerifies = 3;
+/// HOG score a detection needs to count as a face when a better one exists on the frame.
+constexpr double kSecondaryFaceScore = 0.5;
+
+void learn_offsets(ft_tracker &t, const cv::Rect2d &box, const double *points) {
+    cv::Rect2d lb = landmark_bounds(points);
+    if (lb.width < 4 || lb.height < 4) return;
+    t.offset_x = (box.x - lb.x) / lb.width;
+    t.offset_y = (box.y - lb.y) / lb.height;
+    t.scale_w = box.width / lb.width;
+    t.scale_h = box.height / lb.height;
+}
+
+cv::Rect2d box_from_landmarks(const ft_tracker &t, const double *points) {
+    cv::Rect2d lb = landmark_bounds(points);
+    return cv::Rect2d(lb.x + t.offset_x * lb.width, lb.y + t.offset_y * lb.height, t.scale_w * lb.width,
+                      t.scale_h * lb.height);
+}
+
+void fit(const ft_tracker &t, const cv::Rect2d &box, double *points) {
+    dlib::cv_image<unsigned char> image(t.gray);
+    dlib::rectangle rect((long)std::lround(box.x), (long)std::lround(box.y), (long)std::lround(box.x + box.width),
+                         (long)std::lround(box.y + box.height));
+    fill_landmarks(t.model->predictor(image, rect), points);
+}
+
+/// The candidate to follow: the one overlapping the face already tracked (stability), else the
+/// one whose centre is nearest the guide circle's centre (a larger face-like object elsewhere
+/// in the frame loses to a face in the guide).
+int choose_primary(const ft_tracker &t, const std::vector<ft_candidate> &candidates, int width, int height) {
+    int best = -1;
+    double best_cost = 1e18;
+    double shorter = std::min(width, height);
+    for (size_t i = 0; i < candidates.size(); ++i) {
+        const auto &c = candidates[i];
+        double cx = c.x + c.w / 2, cy = c.y + c.h / 2;
+        double dx = cx - t.config.guide_center_x * width, dy = cy - t.config.guide_center_y * height;
+        double cost = std::hypot(dx, dy) / shorter;
+        if (t.tracking && iou(to_rect(c), t.box) > 0.3) cost -= 10;  // keep following the same face
+        if (cost < best_cost) best_cost = cost, best = (int)i;
+    }
+    return best;
+}
+
+void copy_candidates(const std::vector<ft_candidate> &candidates, ft_observation *out) {
+    out->candidate_count = (int)std::min<size_t>(candidates.size(), FT_MAX_CANDIDATES);
+    for (int i = 0; i < out->candidate_count; ++i) out->candidates[i] = candidates[i];
+}
+
+/// Fills the per-face measurements from the landmarks already in out->landmarks.
+void measure(ft_tracker &t, ft_observation *out, int width, int height) {
+    const double *p = out->landmarks;
+    out->face = 1;
+    out->box_x = t.box.x, out->box_y = t.box.y, out->box_w = t.box.width, out->box_h = t.box.height;
+    double ax, ay;
+    ft::face_anchor(p, &ax, &ay);
+    out->center_x = ax / width;
+    out->center_y = ay / height;
+    out->ear_right = ft::eye_aspect_ratio(p, 36);
+    out->ear_left = ft::eye_aspect_ratio(p, 42);
+    out->eye_distance_px = ft::eye_distance(p);
+    auto start = Clock::now();
+    ft::Pose pose;
+    if (t.pose.estimate(p, width, height, pose)) {
+        out->yaw_degrees = pose.yaw_degrees;
+        out->pitch_degrees = pose.pitch_degrees;
+        out->roll_degrees = pose.roll_degrees;
+        out->pose_error_px = pose.error_px;
+    }
+    out->pose_ms = milliseconds_since(start);
+}
+
+bool plausible(const cv::Rect2d &box, const cv::Rect2d &previous, int width, int height) {
+    if (box.width < 20 || box.height < 20) return false;
+    double ratio = box.width / std::max(1.0, previous.width);
+    if (ratio < 0.6 || ratio > 1.6) return false;
+    cv::Rect2d frame(0, 0, width, height);
+    return (box & frame).area() > 0.5 * box.area();
+}
+
+ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int height) {
+    auto start = Clock::now();
+    std::vector<ft_candidate> candidates;
+    cv::Rect whole(0, 0, width, height);
+    if (t.tracking) {
+        // Scan the whole frame at the scale of the face we follow: cheap, and finds faces of
+        // a similar size (a second person) as well as the one we track.
+        candidates = detect(t.detector, t.gray, whole, std::min(2.0, kTargetFacePixels / std::max(1.0, t.box.width)),
+                            t.config.detection_threshold);
+    } else {
+        for (double scale : detection_ladder(width, height, t.config.min_face_fraction)) {
+            candidates = detect(t.detector, t.gray, whole, scale, t.config.detection_threshold);
+            if (!candidates.empty()) break;
+        }
+    }
+    out->detect_ms += milliseconds_since(start);
+    if (std::getenv("FT_DEBUG"))
+        for (auto &c : candidates) std::fprintf(stderr, "candidate %.0f %.0f %.0f %.0f score %.3f\n", c.x, c.y, c.w, c.h, c.score);
+    // The best detection counts at the configured threshold (a real face turning or closing
+    // its eyes can score near 0); any further one must be confident, so that a weak hit on a
+    // badge or a patch is not a second face (HOG scores of real faces here: 0.6 to 3.0).
+    candidates.erase(std::remove_if(candidates.begin() + std::min<size_t>(1, candidates.size()), candidates.end(),
+                                    [](const ft_candidate &c) { return c.score < kSecondaryFaceScore; }),
+                     candidates.end());
+    copy_candidates(candidates, out);
+    t.last_face_count = (int)candidates.size();
+    out->faces = t.last_face_count;
+    int primary = choose_primary(t, candidates, width, height);
+    if (primary < 0) {
+        t.tracking = false;
+        t.pose.reset();
+        return FT_OK;
+    }
+    bool same_face = t.tracking && iou(to_rect(candidates[primary]), t.box) > 0.3;
+    if (!same_face) t.pose.reset();
+    t.box = to_rect(candidates[primary]);
+    start = Clock::now();
+    fit(t, t.box, out->landmarks);
+    out->landmarks_ms += milliseconds_since(start);
+    learn_offsets(t, t.box, out->landmarks);
+    t.tracking = true;
+    t.failed_verifies = 0;
+    t.frames_since_verify = 0;
+    t.frames_since_scan = 0;
+    out->source = FT_SOURCE_DETECTED;
+    measure(t, out, width, height);
+    return FT_OK;
+}
+
+ft_status track(ft_tracker &t, ft_observation *out, int width, int height) {
+    auto start = Clock::now();
+    fit(t, t.box, out->landmarks);
+    cv::Rect2d next = box_from_landmarks(t, out->landmarks);
+    out->landmarks_ms += milliseconds_since(start);
+    if (!plausible(next, t.box, width, height)) return full_detection(t, out, width, height);
+    t.box = next;
+    out->source = FT_SOURCE_TRACKED;
+    out->faces = t.last_face_count;
+
+    if (++t.frames_since_scan >= std::max(1, t.config.verify_interval) * 6) {
+        // Now and then scan the whole frame (at the face's scale) to count faces and confirm.
+        return full_detection(t, out, width, height);
+    }
+    if (++t.frames_since_verify >= std::max(1, t.config.verify_interval)) {
+        t.frames_since_verify = 0;
+        start = Clock::now();
+        cv::Rect roi((int)(t.box.x - 0.5 * t.box.width), (int)(t.box.y - 0.5 * t.box.height), (int)(2 * t.box.width),
+                     (int)(2 * t.box.height));
+        auto found = detect(t.detector, t.gray, roi, std::min(2.0, kTargetFacePixels / std::max(1.0, t.box.width)),
+                            t.config.detection_threshold);
+        out->detect_ms += milliseconds_since(start);
+        int match = -1;
+        for (size_t i = 0; i < found.size(); ++i)
+            if (iou(to_rect(found[i]), t.box) > 0.3) { match = (int)i; break; }
+        if (match >= 0) {
+            // Confirmed: re-anchor on the detector's box so that tracking never drifts.
+            t.failed_verifies = 0;
+            t.box = to_rect(found[match]);
+            start = Clock::now();
+            fit(t, t.box, out->landmarks);
+            out->landmarks_ms += milliseconds_since(start);
+            learn_offsets(t, t.box, out->landmarks);
+            out->source = FT_SOURCE_VERIFIED;
+        } else if (++t.failed_verifies >= kMaxFailedVerifies) {
+            // HOG has not seen a face near the box for a while: the track is lost.
+            t.tracking = false;
+            t.pose.reset();
+            std::memset(out->landmarks, 0, sizeof out->landmarks);
+            return full_detection(t, out, width, height);
+        }
+    }
+    measure(t, out, width, height);
+    return FT_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+ft_status ft_model_load(const char *path, ft_model **out, ft_error *error) {
+    if (!path || !out) return ft::set_error(error, "model: null argument"), FT_ERR_ARGUMENT;
+    *out = nullptr;
+    std::lock_guard<std::mutex> lock(models_mutex());
+    auto found = models().find(path);
+    if (found != models().end()) {
+        *out = found->second.get();
+        return FT_OK;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return ft::set_error(error, "landmark model %s: %s (Debian's libdlib-data installs it)", path,
+                             std::strerror(errno)), FT_ERR_MODEL;
+    ft_status status = ft::guarded(error, path, [&] {
+        auto model = std::make_unique<ft_model>();
+        model->path = path;
+        dlib::deserialize(path) >> model->predictor;
+        if (model->predictor.num_parts() != FT_LANDMARKS) {
+            ft::set_error(error, "%s: a %lu-point model; the engine needs the 68-point one", path,
+                          (unsigned long)model->predictor.num_parts());
+            return FT_ERR_MODEL;
+        }
+        *out = model.get();
+        models()[path] = std::move(model);
+        return FT_OK;
+    });
+    if (status == FT_ERR_INTERNAL) status = FT_ERR_MODEL;
+    return status;
+}
+
+ft_tracker_config ft_tracker_config_default(void) {
+    ft_tracker_config config;
+    config.guide_center_x = 0.5;
+    config.guide_center_y = 0.5;
+    config.guide_radius = 0.3;
+    config.min_face_fraction = 0.12;
+    config.detection_threshold = 0.0;
+    config.verify_interval = 5;
+    config.track = 1;
+    return config;
+}
+
+ft_status ft_tracker_new(const ft_model *model, const ft_tracker_config *config, ft_tracker **out, ft_error *error) {
+    if (!model || !out) return ft::set_error(error, "tracker: null argument"), FT_ERR_ARGUMENT;
+    *out = nullptr;
+    return ft::guarded(error, "tracker", [&] {
+        auto tracker = std::make_unique<ft_tracker>();
+        tracker->model = model;
+        tracker->config = config ? *config : ft_tracker_config_default();
+        if (!(tracker->config.min_face_fraction > 0.01 && tracker->config.min_face_fraction <= 1)) {
+            ft::set_error(error, "tracker: min_face_fraction %g not in 0.01...1", tracker->config.min_face_fraction);
+            return FT_ERR_ARGUMENT;
+        }
+        *out = tracker.release();
+        return FT_OK;
+    });
+}
+
+void ft_tracker_free(ft_tracker *tracker) { delete tracker; }
+
+void ft_tracker_reset(ft_tracker *tracker) {
+    if (!tracker) return;
+    tracker->tracking = false;
+    tracker->pose.reset();
+    tracker->last_face_count = 0;
+}
+
+ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_observation *out, ft_error *error) {
+    if (!tracker || !frame || !out) return ft::set_error(error, "process: null argument"), FT_ERR_ARGUMENT;
+    if (frame->mat.empty() || frame->mat.type() != CV_8UC3)
+        return ft::set_error(error, "process: empty or non-BGR frame"), FT_ERR_ARGUMENT;
+    std::memset(out, 0, sizeof *out);
+    return ft::guarded(error, "process", [&] {
+        auto &t = *tracker;
+        cv::cvtColor(frame->mat, t.gray, cv::COLOR_BGR2GRAY);
+        int width = frame->mat.cols, height = frame->mat.rows;
+        if (t.tracking && t.config.track) return track(t, out, width, height);
+        t.tracking = false;
+        return full_detection(t, out, width, height);
+    });
+}
+
+ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,
+                          ft_candidate *out, int capacity, int *count, ft_error *error) {
+    if (!model || !frame || !count || (capacity > 0 && !out)) return ft::set_error(error, "detect: null argument"), FT_ERR_ARGUMENT;
+    if (frame->mat.empty()) return ft::set_error(error, "detect: empty frame"), FT_ERR_ARGUMENT;
+    if (!(scale > 0.05 && scale <= 4)) return ft::set_error(error, "detect: scale %g not in 0.05...4", scale), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "detect", [&] {
+        thread_local dlib::frontal_face_detector detector = dlib::get_frontal_face_detector();
+        cv::Mat gray;
+        cv::cvtColor(frame->mat, gray, cv::COLOR_BGR2GRAY);
+        auto found = detect(detector, gray, cv::Rect(0, 0, gray.cols, gray.rows), scale, threshold);
+        *count = (int)found.size();
+        for (int i = 0; i < capacity && i < (int)found.size(); ++i) out[i] = found[i];
+        return FT_OK;
+    });
+}
+
+}  // extern "C"

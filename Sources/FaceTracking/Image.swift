@@ -1,0 +1,132 @@
+import CFaceTracking
+
+/// An owned 8-bit BGR image (a `cv::Mat` inside the shim). Frames, stills and plots are all
+/// `Image`s. Not thread-safe: use one instance per thread.
+public final class Image {
+    let handle: OpaquePointer
+
+    /// An empty image (0×0), to be filled by a decoder or a `VideoReader`.
+    public init() {
+        guard let handle = ft_image_new() else { fatalError("out of memory allocating an image") }
+        self.handle = handle
+    }
+
+    deinit { ft_image_free(handle) }
+
+    /// Width in pixels.
+    public var width: Int { Int(ft_image_width(handle)) }
+    /// Height in pixels.
+    public var height: Int { Int(ft_image_height(handle)) }
+    /// True for a 0×0 image.
+    public var isEmpty: Bool { width == 0 || height == 0 }
+
+    /// Decodes a JPEG/PNG/BMP/... file (`ft_image_decode_file`, `cv::imread`).
+    public convenience init(contentsOfFile path: String) throws(FaceTrackingError) {
+        self.init()
+        var error = ft_error()
+        try check(ft_image_decode_file(path, handle, &error), &error)
+    }
+
+    /// Decodes an encoded image held in memory (`ft_image_decode_bytes`, `cv::imdecode`).
+    public convenience init(encoded bytes: [UInt8]) throws(FaceTrackingError) {
+        self.init()
+        var error = ft_error()
+        let status = bytes.withUnsafeBufferPointer { ft_image_decode_bytes($0.baseAddress, $0.count, handle, &error) }
+        try check(status, &error)
+    }
+
+    /// A solid image of the given size (pixels) and colour (`ft_image_fill`).
+    public convenience init(width: Int, height: Int, color: Color) throws(FaceTrackingError) {
+        self.init()
+        var error = ft_error()
+        try check(ft_image_fill(handle, Int32(width), Int32(height), color.blue, color.green, color.red, &error), &error)
+    }
+
+    /// Layout of raw pixels handed to `init(pixels:...)`.
+    public enum PixelFormat: Sendable {
+        case bgr, rgb, gray, bgra, rgba
+        var c: ft_pixel_format {
+            switch self {
+            case .bgr: FT_PIXELS_BGR
+            case .rgb: FT_PIXELS_RGB
+            case .gray: FT_PIXELS_GRAY
+            case .bgra: FT_PIXELS_BGRA
+            case .rgba: FT_PIXELS_RGBA
+            }
+        }
+        /// Bytes per pixel.
+        public var bytesPerPixel: Int {
+            switch self {
+            case .gray: 1
+            case .bgr, .rgb: 3
+            case .bgra, .rgba: 4
+            }
+        }
+    }
+
+    /// Copies raw pixels (rows `bytesPerRow` apart) into a new BGR image (`ft_image_from_pixels`).
+    /// The buffer is only borrowed for the call.
+    public convenience init(pixels: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
+                            format: PixelFormat) throws(FaceTrackingError) {
+        self.init()
+        guard width > 0, height > 0, bytesPerRow > 0, pixels.count >= bytesPerRow * (height - 1) + width * format.bytesPerPixel
+        else {
+            throw FaceTrackingError(kind: .argument,
+                                    message: "pixels: \(pixels.count) bytes are too few for \(width)×\(height) at \(bytesPerRow) bytes per row")
+        }
+        var error = ft_error()
+        let base = pixels.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        try check(ft_image_from_pixels(base, Int32(width), Int32(height), Int32(bytesPerRow), format.c, handle, &error), &error)
+    }
+
+    /// True when the file's first bytes are those of an image format OpenCV reads (`ft_file_is_image`).
+    public static func isImageFile(_ path: String) -> Bool { ft_file_is_image(path) != 0 }
+
+    /// A deep copy (`ft_image_copy`).
+    public func copy() -> Image {
+        let result = Image()
+        var error = ft_error()
+        _ = ft_image_copy(handle, result.handle, &error)
+        return result
+    }
+
+    /// Copies this image's pixels into `destination`, reusing its buffer when sizes match.
+    public func copy(into destination: Image) {
+        var error = ft_error()
+        _ = ft_image_copy(handle, destination.handle, &error)
+    }
+
+    /// JPEG bytes at `quality` 0...100 (`ft_image_encode_jpeg`, `cv::imencode`).
+    public func jpegData(quality: Int = 90) throws(FaceTrackingError) -> [UInt8] {
+        var buffer = ft_buffer()
+        var error = ft_error()
+        try check(ft_image_encode_jpeg(handle, Int32(quality), &buffer, &error), &error)
+        defer { ft_buffer_free(&buffer) }
+        return Array(UnsafeBufferPointer(start: buffer.bytes, count: buffer.count))
+    }
+
+    /// PNG bytes (`ft_image_encode_png`, `cv::imencode`).
+    public func pngData() throws(FaceTrackingError) -> [UInt8] {
+        var buffer = ft_buffer()
+        var error = ft_error()
+        try check(ft_image_encode_png(handle, &buffer, &error), &error)
+        defer { ft_buffer_free(&buffer) }
+        return Array(UnsafeBufferPointer(start: buffer.bytes, count: buffer.count))
+    }
+
+    /// Resizes in place by `factor` (`ft_image_scale`).
+    public func scale(by factor: Double) throws(FaceTrackingError) {
+        var error = ft_error()
+        try check(ft_image_scale(handle, factor, &error), &error)
+    }
+
+    /// Mean brightness (0...255) and sharpness (variance of the Laplacian) inside `box`, or the
+    /// whole image when `box` is nil (`ft_image_quality`).
+    public func quality(in box: Rect? = nil) throws(FaceTrackingError) -> (brightness: Double, sharpness: Double) {
+        var brightness = 0.0, sharpness = 0.0
+        var error = ft_error()
+        let b = box ?? Rect(x: 0, y: 0, width: 0, height: 0)
+        try check(ft_image_quality(handle, b.x, b.y, b.width, b.height, &brightness, &sharpness, &error), &error)
+        return (brightness, sharpness)
+    }
+}

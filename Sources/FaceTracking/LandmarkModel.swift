@@ -1,0 +1,51 @@
+import CFaceTracking
+
+/// dlib's 68-point landmark model, loaded once per process and shared by every tracker
+/// (`ft_model_load`). Loading the same path again returns the already loaded model.
+public final class LandmarkModel: @unchecked Sendable {
+    // The shim keeps loaded models for the life of the process and only reads them after
+    // loading, so sharing across threads is safe.
+    let handle: OpaquePointer
+    /// The model file.
+    public let path: String
+
+    /// Where Debian's `libdlib-data` installs the model.
+    public static let defaultPath = "/usr/share/dlib/shape_predictor_68_face_landmarks.dat"
+
+    /// Loads (or returns the cached) model at `path`; the environment variable
+    /// `LIVENESS_LANDMARK_MODEL` overrides the default path.
+    public static func load(path: String? = nil) throws(FaceTrackingError) -> LandmarkModel {
+        let chosen = path ?? environment("LIVENESS_LANDMARK_MODEL") ?? defaultPath
+        var error = ft_error()
+        var handle: OpaquePointer?
+        try check(ft_model_load(chosen, &handle, &error), &error)
+        guard let handle else { throw FaceTrackingError(kind: .model, message: "\(chosen): no model handle") }
+        return LandmarkModel(handle: handle, path: chosen)
+    }
+
+    private init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        self.path = path
+    }
+
+    /// Runs only the HOG detector on the whole image at `scale` (upsampling when > 1) and
+    /// returns every face with its score, best first (`ft_detect_faces`). HOG finds faces of
+    /// about 80 px and more in the scanned image, so choose `scale` from the face size.
+    public func detectFaces(in image: Image, scale: Double = 1, threshold: Double = 0) throws(FaceTrackingError) -> [FaceCandidate] {
+        var error = ft_error()
+        var count: Int32 = 0
+        var buffer = [ft_candidate](repeating: ft_candidate(), count: 32)
+        try check(ft_detect_faces(handle, image.handle, scale, threshold, &buffer, Int32(buffer.count), &count, &error), &error)
+        return buffer.prefix(Int(count)).map(FaceCandidate.init)
+    }
+}
+
+private func environment(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    let string = String(cString: value)
+    return string.isEmpty ? nil : string
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

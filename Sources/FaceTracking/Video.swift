@@ -1,0 +1,84 @@
+import CFaceTracking
+
+/// What a video container says about its stream.
+public struct VideoInfo: Sendable, Equatable {
+    /// Upright frame width in pixels (rotation metadata applied).
+    public var width: Int
+    /// Upright frame height in pixels.
+    public var height: Int
+    /// Nominal frames per second; 0 when unknown. Phones record variable frame rate: use the
+    /// frames' own timestamps, not this.
+    public var framesPerSecond: Double
+    /// Frames the container claims; a truncated file may deliver fewer.
+    public var frameCount: Int
+    /// Rotation metadata applied to make frames upright: 0, 90, 180 or 270 degrees.
+    public var rotationDegrees: Int
+    /// `frameCount / framesPerSecond`, seconds; 0 when unknown.
+    public var durationSeconds: Double
+}
+
+/// Decodes a video file frame by frame with OpenCV's FFmpeg backend (`ft_video_open`,
+/// `ft_video_read`). Opening decodes the first frame, so a file that is not a decodable video
+/// fails here with a clear error rather than later.
+public final class VideoReader {
+    private let handle: OpaquePointer
+    /// The file path.
+    public let path: String
+    /// Stream properties.
+    public let info: VideoInfo
+
+    public init(path: String) throws(FaceTrackingError) {
+        var error = ft_error()
+        var info = ft_video_info()
+        var handle: OpaquePointer?
+        try check(ft_video_open(path, &handle, &info, &error), &error)
+        guard let handle else { throw FaceTrackingError(kind: .internal, message: "\(path): no video handle") }
+        self.handle = handle
+        self.path = path
+        self.info = VideoInfo(width: Int(info.width), height: Int(info.height), framesPerSecond: info.fps,
+                              frameCount: Int(info.frame_count), rotationDegrees: Int(info.rotation_degrees),
+                              durationSeconds: info.duration_seconds)
+    }
+
+    deinit { ft_video_close(handle) }
+
+    /// Decodes the next frame into `frame` (reusing its buffer) and returns its presentation
+    /// timestamp in milliseconds on the stream's clock, or nil at the end of the stream (a
+    /// truncated file simply ends early).
+    public func read(into frame: Image) throws(FaceTrackingError) -> Double? {
+        var error = ft_error()
+        var milliseconds = 0.0
+        let status = ft_video_read(handle, frame.handle, &milliseconds, &error)
+        if status == FT_END_OF_STREAM { return nil }
+        try check(status, &error)
+        return milliseconds
+    }
+}
+
+/// Writes frames to an MP4 (mp4v) or AVI (MJPG) file (`ft_video_writer_open`).
+public final class VideoWriter {
+    private var handle: OpaquePointer?
+
+    /// Opens `path` for frames of `width`×`height` pixels at `framesPerSecond`.
+    public init(path: String, framesPerSecond: Double, width: Int, height: Int) throws(FaceTrackingError) {
+        var error = ft_error()
+        var handle: OpaquePointer?
+        try check(ft_video_writer_open(path, framesPerSecond, Int32(width), Int32(height), &handle, &error), &error)
+        self.handle = handle
+    }
+
+    deinit { close() }
+
+    /// Appends a frame (`ft_video_writer_write`); it must have the writer's size.
+    public func write(_ frame: Image) throws(FaceTrackingError) {
+        guard let handle else { throw FaceTrackingError(kind: .argument, message: "writer is closed") }
+        var error = ft_error()
+        try check(ft_video_writer_write(handle, frame.handle, &error), &error)
+    }
+
+    /// Finishes the file (`ft_video_writer_close`). Idempotent.
+    public func close() {
+        if let handle { ft_video_writer_close(handle) }
+        handle = nil
+    }
+}

@@ -1,0 +1,44 @@
+/// The `liveness` command: a tree of subcommands.
+public enum LivenessCLI {
+    /// The engine's version, written into every report.
+    public static let version = "0.1.0"
+
+    public static let help = """
+        OVERVIEW: Liveness analysis of selfie videos: blink and head-turn challenge, autoshot and snapshot.
+
+        USAGE: liveness <subcommand> [options]
+
+        SUBCOMMANDS:
+          trace                   Write the face-tracking observations of a video or image, one record per frame.
+
+        OPTIONS:
+          --version               Show the version.
+          --help                  Show help information.
+
+        See 'liveness <subcommand> --help' for detailed help.
+        """
+
+    /// Runs the command line (without the program name); returns the process exit code.
+    public static func run(_ arguments: [String], console: Console) -> Int32 {
+        guard let first = arguments.first else {
+            console.error(help)
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "--help", "-h", "help":
+            if let name = rest.first, let spec = specs[name] { console.out(spec.help) } else { console.out(help) }
+            return 0
+        case "--version":
+            console.out("liveness \(version)")
+            return 0
+        case "trace":
+            return TraceCommand.run(rest, console: console)
+        default:
+            console.error("error: unknown subcommand '\(first)'\n\n\(help)")
+            return 2
+        }
+    }
+
+    static var specs: [String: CommandSpec] { ["trace": TraceCommand.spec] }
+}

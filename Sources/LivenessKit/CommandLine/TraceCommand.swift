@@ -1,0 +1,56 @@
+import FaceTracking
+import LivenessCore
+
+/// `liveness trace`: one record per frame of a video or image.
+public enum TraceCommand {
+    public static let spec = CommandSpec(
+        name: "trace",
+        overview: "Write the face-tracking observations of a video or image, one record per frame.",
+        usage: "<input> [--format csv|jsonl] [--output <file>] [--landmarks] [--policy <file>] [--seed <n>]",
+        arguments: [("<input>", "A video (MP4, MOV, AVI, ...) or an image (JPEG, PNG).")],
+        options: [
+            .option("--format", "FORMAT", "csv (default) or jsonl."),
+            .option("--output", "FILE", "Write the trace to FILE instead of standard output."),
+            .flag("--landmarks", "Also write the 68 landmarks of each frame."),
+            .option("--policy", "FILE", "A JSON policy file (absent keys keep the defaults)."),
+            .option("--seed", "N", "Seed of the challenge order (default 1)."),
+        ],
+        positionalCount: 1...1)
+
+    /// Runs the command; returns the exit code (0 ok, 2 usage or input error).
+    public static func run(_ arguments: [String], console: Console) -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(arguments)
+        } catch {
+            return console.usageError(error, spec: spec)
+        }
+        if parsed.help {
+            console.out(spec.help)
+            return 0
+        }
+        do {
+            guard let format = TraceFormat(rawValue: parsed.value("--format") ?? "csv") else {
+                throw UsageError("--format must be csv or jsonl, not '\(parsed.value("--format")!)'")
+            }
+            let policy = try PolicyFile.load(parsed.value("--policy"))
+            let seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
+            let input = parsed.positionals[0]
+            let source = try FrameSource(path: input)
+            let sink = try parsed.value("--output").map { path throws(InputError) in try OutputSink(path: path) } ?? .standardOutput()
+            let writer = TraceWriter(sink: sink, format: format, landmarks: parsed.has("--landmarks"))
+            let model = try LandmarkModel.load()
+            let session = try AnalysisSession(source: source, model: model, policy: policy, seed: seed,
+                                              keepLandmarks: parsed.has("--landmarks"), stopAtVerdict: false)
+            let outcome = try session.run { step in writer.write(step.record) }
+            writer.finish()
+            for warning in outcome.warnings { console.error("warning: \(warning)") }
+            return 0
+        } catch let error as UsageError {
+            return console.usageError(error, spec: spec)
+        } catch {
+            console.error("error: \(error)")
+            return 2
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import LivenessCore
+
+/// One record of a trace: everything observed and decided on one frame, frames without a face
+/// included. Field names are the CSV header names and the JSONL keys.
+public struct TraceRecord: Sendable, Equatable {
+    /// 0-based frame index in the input.
+    public var frame: Int
+    /// Seconds since the input's first frame.
+    public var seconds: Double
+    /// True when a face was tracked.
+    public var face: Bool
+    /// Faces found on the frame.
+    public var faces: Int
+    /// Primary face box, pixels.
+    public var box: FaceBox?
+    /// Face anchor, normalised 0...1.
+    public var faceCenterX: Double?
+    public var faceCenterY: Double?
+    /// Eye aspect ratios, the subject's own eyes.
+    public var earLeft: Double?
+    public var earRight: Double?
+    /// Head pose, degrees (yaw > 0: the subject's own left).
+    public var yawDegrees: Double?
+    public var pitchDegrees: Double?
+    public var rollDegrees: Double?
+    /// Eye centre distance, pixels.
+    public var eyeDistancePixels: Double?
+    /// Eye closures 0...1 derived by the core (nil before the core runs or without a face).
+    public var eyeClosureLeft: Double?
+    public var eyeClosureRight: Double?
+    /// Yaw relative to the session's frontal baseline, degrees.
+    public var relativeYawDegrees: Double?
+    /// Device angular speed over the frame interval, °/s, and where it came from.
+    public var deviceRotationDegreesPerSecond: Double?
+    public var rotationSource: RotationSource
+    /// Whether the frame could count towards an action, and why not.
+    public var credited: Bool?
+    public var notCreditedReason: String?
+    /// Phase and HUD state after the frame.
+    public var phase: String?
+    public var hud: String?
+    /// The 68 landmarks, pixels (only with `--landmarks`).
+    public var landmarks: [Double]?
+    /// Frame size in pixels (needed to replay a trace against the guide circle).
+    public var frameWidth: Int
+    public var frameHeight: Int
+
+    public init(frame: Int, seconds: Double, frameWidth: Int, frameHeight: Int) {
+        self.frame = frame
+        self.seconds = seconds
+        self.frameWidth = frameWidth
+        self.frameHeight = frameHeight
+        face = false
+        faces = 0
+        rotationSource = .unknown
+    }
+}
