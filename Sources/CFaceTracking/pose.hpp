@@ -17,15 +17,12 @@ struct Pose {
     double yaw_degrees = 0, pitch_degrees = 0, roll_degrees = 0, error_px = 0;
 };
 
-/// solvePnP against a generic 3D face; warm-started from the previous frame's pose.
+/// solvePnP (SQPnP) of the rigid landmarks against a generic 3D face, with intrinsics derived
+/// from the frame size. Stateless: each frame is solved on its own.
 class PoseEstimator {
 public:
     bool estimate(const double *points, int width, int height, Pose &pose);
-    void reset() { has_previous_ = false; }
-
-private:
-    bool has_previous_ = false;
-    cv::Vec3d rvec_, tvec_;
+    void reset() {}
 };
 
 }  // namespace ft

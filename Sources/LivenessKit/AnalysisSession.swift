@@ -38,10 +38,12 @@ public final class AnalysisSession {
     /// - Parameters:
     ///   - stopAtVerdict: stop decoding at the verdict (analysis); `false` traces every frame.
     ///   - rotation: where each frame's device angular speed comes from (nil: unknown).
+    ///   - tracking: the tracker's settings; the guide circle is taken from `policy`.
     public init(source: FrameSource, model: LandmarkModel, policy: LivenessPolicy, seed: UInt64,
-                keepLandmarks: Bool = false, stopAtVerdict: Bool = true, rotation: RotationProvider? = nil) throws(InputError) {
+                keepLandmarks: Bool = false, stopAtVerdict: Bool = true, rotation: RotationProvider? = nil,
+                tracking: TrackerConfiguration = .init()) throws(InputError) {
         self.source = source
-        var configuration = TrackerConfiguration()
+        var configuration = tracking
         configuration.guideCenterX = policy.guideCenterX
         configuration.guideCenterY = policy.guideCenterY
         configuration.guideRadius = policy.guideRadius

@@ -14,6 +14,7 @@ public enum TraceCommand {
             .flag("--landmarks", "Also write the 68 landmarks of each frame."),
             .option("--policy", "FILE", "A JSON policy file (absent keys keep the defaults)."),
             .option("--seed", "N", "Seed of the challenge order (default 1)."),
+            .flag("--detect-every-frame", "Run the HOG detector on every frame instead of tracking (slow; for comparison)."),
         ],
         positionalCount: 1...1)
 
@@ -40,8 +41,11 @@ public enum TraceCommand {
             let sink = try parsed.value("--output").map { path throws(InputError) in try OutputSink(path: path) } ?? .standardOutput()
             let writer = TraceWriter(sink: sink, format: format, landmarks: parsed.has("--landmarks"))
             let model = try LandmarkModel.load()
+            var tracking = TrackerConfiguration()
+            tracking.track = !parsed.has("--detect-every-frame")
             let session = try AnalysisSession(source: source, model: model, policy: policy, seed: seed,
-                                              keepLandmarks: parsed.has("--landmarks"), stopAtVerdict: false)
+                                              keepLandmarks: parsed.has("--landmarks"), stopAtVerdict: false,
+                                              tracking: tracking)
             let outcome = try session.run { step in writer.write(step.record) }
             writer.finish()
             for warning in outcome.warnings { console.error("warning: \(warning)") }
