@@ -11,6 +11,31 @@ import XCTest
 ///
 /// Skips with a message when either is absent: a user's machine has neither.
 ///
+/// Measured with the default policy on the tracker's traces of 2026-11-30 (PnP yaw):
+///
+/// | clip | labelled blinks | found | false blink episodes | turn episodes |
+/// | --- | --- | --- | --- | --- |
+/// | lp-d0 | 1 | 1 | 1 (0.96 s, glance + smile) | 0 |
+/// | lp-d13 | 4 | 4 | 0 | 0 |
+/// | st-ref1 | 10 | 10 | 0 | 0 |
+/// | vr-face3 | 7 | 7 | 0 | 0 |
+/// | st-ref2 | 4 | 4 | 0 | 3, all in the 2 labelled windows |
+/// | lp-d12 | 3 | 2 | 5 (head nods, glasses) | 0 (labelled window missed) |
+/// | lp-d3 | 0 | – | 4 (winks at 1.5/1.9 s, frown 3.7/3.8 s) | 0 (2 labelled windows missed) |
+/// | clm-cap12 | 1 | 1 | 0 | 4, one per labelled window |
+/// | vr-face2, astronaut, freeze | 0 | – | 0 | 0 |
+///
+/// Total: blink precision 0.74 (29 of 39 episodes), recall 0.97 (29 of 30); no turn episode on
+/// any clip labelled without turns; 6 of 9 labelled turn windows credited. Before conditioning was
+/// tuned (closure = plain relative dip against a 1.5 s 85th percentile) precision was 0.38.
+/// Unlabelled clips: fgnet 57 blink / 22 turn episodes in 200 s of natural talking, megamind
+/// (CGI) 10 / 6, clm-cap13 3 / 3 (all 3 in its noted turns at 20–23 s).
+///
+/// The `must` outcomes all hold except lp-d3 `turnCredited` and lp-d12 `verdict: passed`: the
+/// tracker's yaw peaks at 5.7° and 7.3° relative there, for head turns labelled 25–40° (it reads
+/// about half the labelled angle on clm-cap12 and st-ref2 as well). The assertion messages print
+/// the largest relative yaw so that this shows where it comes from.
+///
 /// Per clip it reports blink precision/recall against every labelled blink (±0.2 s; a detected
 /// blink is an episode of consecutive tracked frames with mean closure ≥ the threshold, over all
 /// tracked frames after warm-up, not only until the verdict), turn episodes (runs of
@@ -116,6 +141,8 @@ final class RecordingMeasurementTests: XCTestCase {
         var turnEpisodes: [Episode]
         var framesTracked: Int
         var framesRead: Int
+        /// Largest |relative yaw| in degrees over the scan's credited frames (probe session).
+        var maxRelativeYawDegrees: Double
     }
 
     static func measure(_ trace: Trace, policy: LivenessPolicy) throws -> ClipResult {
@@ -167,8 +194,10 @@ final class RecordingMeasurementTests: XCTestCase {
             }
         }
         if let e = turn { turns.append(e) }
+        let maxYaw = frames.filter(\.credited).compactMap(\.relativeYawDegrees).map(abs).max() ?? 0
         return ClipResult(name: trace.name, verdict: m.verdict, credited: m.evidence.actions, blinkEpisodes: blinks,
-                          turnEpisodes: turns, framesTracked: m.evidence.framesTracked, framesRead: m.evidence.framesRead)
+                          turnEpisodes: turns, framesTracked: m.evidence.framesTracked, framesRead: m.evidence.framesRead,
+                          maxRelativeYawDegrees: maxYaw)
     }
 
     static func policyUnderTest() throws -> LivenessPolicy {
@@ -193,7 +222,8 @@ final class RecordingMeasurementTests: XCTestCase {
         guard !csvs.isEmpty else { throw XCTSkip("no CSV traces in \(dir.path)") }
 
         var tp = 0, fp = 0, fn = 0, labelled = 0
-        var report = ["clip | frames tracked/read | blinks lab/det/TP/FP/FN | P R | turn eps (in/out labelled) | credited | verdict"]
+        var falseTurns: [String] = [], turnsInWindows = 0, turnWindows = 0, turnWindowsHit = 0
+        var report = ["clip | frames tracked/read | blinks lab/det/TP/FP/FN | P R | turn eps (in/out labelled) max|rel yaw| | credited | verdict"]
         for csv in csvs {
             let trace = try Self.loadTrace(csv: csv)
             let r = try Self.measure(trace, policy: policy)
@@ -213,8 +243,16 @@ final class RecordingMeasurementTests: XCTestCase {
                 line += " | -/\(r.blinkEpisodes.count)/-/-/- | - -"
             }
             let windows = label?.turns ?? []
-            let inside = r.turnEpisodes.filter { e in windows.contains { e.end >= $0.from - 0.3 && e.start <= $0.to + 0.3 } }.count
+            let near = { (e: Episode, w: Label.Turn) in e.end >= w.from - 0.3 && e.start <= w.to + 0.3 }
+            let inside = r.turnEpisodes.filter { e in windows.contains { near(e, $0) } }.count
+            if let label, label.turns != nil {
+                if windows.isEmpty, !r.turnEpisodes.isEmpty { falseTurns.append("\(trace.name) \(r.turnEpisodes.count)") }
+                turnsInWindows += inside
+                turnWindows += windows.count
+                turnWindowsHit += windows.filter { w in r.turnEpisodes.contains { near($0, w) } }.count
+            }
             line += " | \(r.turnEpisodes.count) (\(inside)/\(r.turnEpisodes.count - inside))"
+            line += String(format: " max|yaw| %.1f", r.maxRelativeYawDegrees)
             line += " | " + r.credited.map { "\($0.action.rawValue)@\(String(format: "%.2f", Double($0.timestampMicroseconds) / 1e6))" }.joined(separator: ",")
             line += " | \(r.verdict.map { "\($0.status.rawValue)\($0.reason.map { "/\($0.rawValue)" } ?? "")" } ?? "-")"
             line += " | blinks at: " + episodesText
@@ -224,14 +262,23 @@ final class RecordingMeasurementTests: XCTestCase {
             guard defaults, let must = label?.must else { continue }
             let actions = Set(r.credited.map(\.action))
             if let b = must.blinkCredited { XCTAssertEqual(actions.contains(.blink), b, "\(trace.name): blinkCredited") }
-            if let t = must.turnCredited { XCTAssertEqual(actions.contains(.turnHead), t, "\(trace.name): turnCredited") }
-            if let v = must.verdict { XCTAssertEqual(r.verdict?.status.rawValue, v, "\(trace.name): verdict") }
+            let yawNote = String(format: "largest |relative yaw| on a credited frame %.1f° (threshold %.1f°)",
+                                 r.maxRelativeYawDegrees, policy.turnYawDegrees)
+            if let t = must.turnCredited {
+                XCTAssertEqual(actions.contains(.turnHead), t, "\(trace.name): turnCredited; \(yawNote)")
+            }
+            if let v = must.verdict {
+                XCTAssertEqual(r.verdict?.status.rawValue, v,
+                               "\(trace.name): verdict; credited \(actions.map(\.rawValue).sorted()); \(yawNote)")
+            }
             if let reason = must.reason { XCTAssertEqual(r.verdict?.reason?.rawValue, reason, "\(trace.name): reason") }
         }
         let precision = tp + fp == 0 ? 1 : Double(tp) / Double(tp + fp)
         let recall = labelled == 0 ? 1 : Double(tp) / Double(labelled)
         report.append(String(format: "TOTAL blinks labelled %d, detected TP %d, FP %d, FN %d: precision %.2f recall %.2f",
                              labelled, tp, fp, fn, precision, recall))
+        report.append("TOTAL labelled turn windows \(turnWindows), with a credited turn episode \(turnWindowsHit); "
+            + "turn episodes on clips labelled without turns: \(falseTurns.isEmpty ? "none" : falseTurns.joined(separator: ", "))")
         print("=== recording measurement (policy \(defaults ? "default" : "override")) ===")
         print(report.joined(separator: "\n"))
     }

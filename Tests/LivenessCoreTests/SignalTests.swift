@@ -177,3 +177,34 @@ final class SignalTests: XCTestCase {
         XCTAssertEqual(s.frame.eyeClosureRight, 0.1)
     }
 }
+
+/// The frontal yaw baseline around the autoshot.
+final class YawBaselineTests: XCTestCase {
+    func testBaselineIsTheMedianOfTheHalfSecondUpToTheAutoshot() {
+        var b = YawBaseline(windowSeconds: 0.5)
+        // Old frames (more than 0.5 s before the autoshot at 1.0 s) do not count.
+        b.record(yawDegrees: 40, timestampMicroseconds: 0)
+        b.record(yawDegrees: 40, timestampMicroseconds: 400_000)
+        for (i, y) in [10.0, 12, 11, -30, 11].enumerated() {
+            b.record(yawDegrees: y, timestampMicroseconds: 600_000 + Int64(i) * 100_000)
+        }
+        b.fix(atTimestampMicroseconds: 1_000_000)
+        XCTAssertEqual(b.degrees, 11)
+        b.fixIfUnset(yawDegrees: 99)
+        XCTAssertEqual(b.degrees, 11, "a fixed baseline stays")
+    }
+
+    func testWithoutAFaceAroundTheAutoshotTheFirstScanFaceFixesIt() throws {
+        var d = Driver()
+        try d.frame(face(yaw: 30), at: 0)
+        try d.frame(nil, at: 2_000_000)
+        try d.frame(nil, at: 2_800_000)                  // fallback autoshot, no face for 0.8 s
+        XCTAssertNil(d.machine.evidence.yawBaselineDegrees)
+        let first = try d.frame(face(yaw: -4))
+        XCTAssertEqual(d.machine.evidence.yawBaselineDegrees, -4)
+        XCTAssertEqual(first.frame.relativeYawDegrees, 0)
+        try d.frames(2, face(yaw: 4))
+        XCTAssertEqual(d.credited.first?.value, 8)
+        XCTAssertEqual(d.credited.first?.direction, .left)
+    }
+}

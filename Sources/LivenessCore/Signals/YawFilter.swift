@@ -7,6 +7,11 @@
 /// 25 fps, 7 at 30 fps. A single-frame jump never moves the median past its neighbours, while a real turn,
 /// held for hundreds of milliseconds, passes with ≈ 0.1 s of delay. Time-based so that variable
 /// frame rate does not change its meaning. O(w log w) per frame for w frames in the window.
+///
+/// Measured on the tracker's traces of the real recordings: no turn episode on any of the 7 clips
+/// labelled without turns, and all 6 labelled turns whose yaw the tracker reads above 7.5° are
+/// credited (clm-cap12, st-ref2). Without the filter the 200 s talking-face clip (fgnet) gives
+/// 41 turn episodes instead of 22, the CGI clip 8 instead of 6.
 public struct YawMedianFilter: Sendable, Equatable {
     private let windowMicros: Int64
     private var window = TimedWindow<Double>()
