@@ -46,6 +46,8 @@ public struct EyeClosure: Sendable, Equatable {
 /// episodes are winks, a frown, a smile and head nods). Without the dead zone and confirmation
 /// (closure = relative dip against a 1.5 s 85th percentile) the same traces gave precision 0.38
 /// at recall 1.00; the 22 % dip of lp-d0's smile and talking on vr-face2 never reach 0.22 now.
+/// Keeping every 2nd frame (12.5–15 fps) gives precision 0.67, recall 0.97; every 3rd frame
+/// (8–10 fps) 0.74 and 0.83.
 ///
 /// Cost: O(w log w) per frame for a window of w frames (≈ 30 at 30 fps), bounded by 512 frames.
 public struct EyeClosureEstimator: Sendable, Equatable {
