@@ -248,6 +248,9 @@ final class ScanTests: XCTestCase {
         XCTAssertEqual(d.machine.evidence.framesRead, before.framesRead)
         XCTAssertEqual(d.machine.evidence.actions, before.actions)
         XCTAssertEqual(d.machine.finish(.inputEnded), [])
+        // Still strictly increasing timestamps after the verdict; a rejected frame is not counted.
+        XCTAssertThrowsError(try d.frame(face(), at: d.lastTimestamp))
+        XCTAssertEqual(d.machine.evidence.framesIgnoredAfterVerdict, 5)
     }
 
     func testNonIncreasingTimestampIsRejectedWithoutAdvancing() throws {
