@@ -145,6 +145,14 @@ ft_status ft_image_encode_png(const ft_image *image, ft_buffer *out, ft_error *e
     return encode(image, ".png", {cv::IMWRITE_PNG_COMPRESSION, 6}, out, error);
 }
 
+ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error) {
+    if (!image || image->mat.empty()) return ft::set_error(error, "flip: empty image"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "flip", [&] {
+        cv::flip(image->mat, image->mat, 1);
+        return FT_OK;
+    });
+}
+
 ft_status ft_image_scale(ft_image *image, double factor, ft_error *error) {
     if (!image || image->mat.empty() || !(factor > 0.01 && factor < 16))
         return ft::set_error(error, "scale: bad factor %g", factor), FT_ERR_ARGUMENT;

@@ -114,6 +114,12 @@ public final class Image {
         return Array(UnsafeBufferPointer(start: buffer.bytes, count: buffer.count))
     }
 
+    /// Mirrors the image left-right in place (`ft_image_flip_horizontal`).
+    public func flipHorizontally() throws(FaceTrackingError) {
+        var error = ft_error()
+        try check(ft_image_flip_horizontal(handle, &error), &error)
+    }
+
     /// Resizes in place by `factor` (`ft_image_scale`).
     public func scale(by factor: Double) throws(FaceTrackingError) {
         var error = ft_error()

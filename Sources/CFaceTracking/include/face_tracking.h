@@ -83,6 +83,8 @@ void ft_buffer_free(ft_buffer *buffer);
 ft_status ft_image_encode_jpeg(const ft_image *image, int quality, ft_buffer *out, ft_error *error);
 /** PNG-encodes the image into a new buffer (cv::imencode). */
 ft_status ft_image_encode_png(const ft_image *image, ft_buffer *out, ft_error *error);
+/** Mirrors the image left-right in place (cv::flip). */
+ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error);
 /** Resizes in place by a factor (area interpolation when shrinking). */
 ft_status ft_image_scale(ft_image *image, double factor, ft_error *error);
 /** Mean brightness 0..255 and sharpness (variance of the Laplacian) inside a box, or the whole frame when w <= 0. */

@@ -1,0 +1,99 @@
+import FaceTracking
+import Foundation
+import XCTest
+
+final class VideoReaderTests: XCTestCase {
+    /// Reads every frame, returning the timestamps (ms).
+    private func timestamps(_ path: String) throws -> [Double] {
+        let reader = try VideoReader(path: path)
+        let frame = Image()
+        var result: [Double] = []
+        while let t = try reader.read(into: frame) {
+            XCTAssertEqual(frame.width, reader.info.width)
+            result.append(t)
+        }
+        return result
+    }
+
+    func testEveryFrameWithIncreasingTimestamps() throws {
+        let path = try Fixtures.generated("astronaut-still.mp4")
+        let reader = try VideoReader(path: path)
+        XCTAssertEqual(reader.info.width, 512)
+        XCTAssertEqual(reader.info.framesPerSecond, 25, accuracy: 0.01)
+        XCTAssertEqual(reader.info.rotationDegrees, 0)
+        let times = try timestamps(path)
+        // 5 s at 25 fps. The last frames come out of the decoder's drain, where OpenCV 4.6
+        // reports no timestamp: they must still be delivered, after the others.
+        XCTAssertEqual(times.count, 125)
+        XCTAssertEqual(times.first, 0)
+        for (a, b) in zip(times, times.dropFirst()) { XCTAssertEqual(b - a, 40, accuracy: 0.5) }
+    }
+
+    func testPortraitRotationMetadataIsApplied() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let stored = dir.appendingPathComponent("stored-sideways.mp4").path
+        let tagged = dir.appendingPathComponent("portrait-tagged.mp4").path
+        // A 360x640 portrait clip stored sideways (640x360) with a "rotate 90" tag, as phones do.
+        try Fixtures.ffmpeg(["-loop", "1", "-i", try Fixtures.generated("astronaut.png"), "-t", "0.4", "-r", "10",
+                             "-vf", "scale=360:640,transpose=2", "-c:v", "libx264", "-pix_fmt", "yuv420p", stored])
+        try Fixtures.ffmpeg(["-i", stored, "-c", "copy", "-metadata:s:v:0", "rotate=90", tagged])
+        let reader = try VideoReader(path: tagged)
+        XCTAssertEqual(reader.info.rotationDegrees, 90)
+        XCTAssertEqual(reader.info.width, 360, "upright width")
+        XCTAssertEqual(reader.info.height, 640, "upright height")
+        let frame = Image()
+        XCTAssertNotNil(try reader.read(into: frame))
+        XCTAssertEqual(frame.width, 360)
+        // Upright means the face is found (HOG finds upright faces only).
+        let tracker = try FaceTracker(model: try LandmarkModel.load())
+        XCTAssertNotNil(try tracker.process(frame).face)
+    }
+
+    func testTruncatedAVIEndsCleanlyWithItsDecodableFrames() throws {
+        let path = try Fixtures.shared("opencv-tree-noface-truncated.avi")
+        let reader = try VideoReader(path: path)
+        XCTAssertGreaterThan(reader.info.durationSeconds, 20, "the container claims 29.6 s")
+        let times = try timestamps(path)
+        XCTAssertEqual(times.count, 68)
+        XCTAssertEqual(times, times.sorted())
+    }
+
+    func testBadFilesGiveClearErrors() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let text = dir.appendingPathComponent("text.mp4")
+        try String(repeating: "this is not a video\n", count: 200).write(to: text, atomically: true, encoding: .utf8)
+        let empty = dir.appendingPathComponent("empty.mp4")
+        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        let truncated = dir.appendingPathComponent("truncated.mp4")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.generated("astronaut-still.mp4")))
+        try whole.prefix(whole.count / 2).write(to: truncated)
+
+        let cases: [(String, FaceTrackingError.Kind)] = [
+            ("/nonexistent/clip.mp4", .notFound), (text.path, .unsupported), (empty.path, .unsupported),
+        ]
+        for (path, kind) in cases {
+            XCTAssertThrowsError(try VideoReader(path: path)) { error in
+                let e = error as? FaceTrackingError
+                XCTAssertEqual(e?.kind, kind, "\(path): \(error)")
+                XCTAssertTrue(e?.message.hasPrefix(path) ?? false, "the message names the file: \(error)")
+            }
+        }
+        // ffmpeg writes the index (moov) last: half a file cannot be opened.
+        XCTAssertThrowsError(try VideoReader(path: truncated.path)) { error in
+            XCTAssertNotNil(error as? FaceTrackingError)
+        }
+    }
+
+    func testWriterProducesAReadableVideo() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let path = dir.appendingPathComponent("out.mp4").path
+        let writer = try VideoWriter(path: path, framesPerSecond: 10, width: 64, height: 48)
+        for i in 0..<5 {
+            let frame = try Image(width: 64, height: 48, color: Color(red: i * 40, green: 0, blue: 0))
+            try writer.write(frame)
+        }
+        XCTAssertThrowsError(try writer.write(try Image(width: 32, height: 32, color: .black)), "wrong size")
+        writer.close()
+        XCTAssertEqual(try timestamps(path).count, 5)
+    }
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what the engine needs on Debian 12 and prepares the bundled sample recordings.
+# Idempotent and fast when everything is already there. Run as root (or with sudo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  libopencv-dev        # OpenCV 4.6: video/image decoding, pose, optical flow, drawing
+  libdlib-dev          # dlib 19.24: HOG face detector, 68-point shape predictor
+  libdlib-data         # /usr/share/dlib/shape_predictor_68_face_landmarks.dat
+  libblas-dev liblapack-dev  # dlib's BLAS/LAPACK, linked explicitly
+  pkg-config
+  ffmpeg               # builds the sample clips from the astronaut portrait; tests make rotated clips
+  python3 python3-pip unzip
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The public-domain astronaut portrait (NASA) from the scikit-image wheel, and the sample clip
+# made from it. Nothing is committed: the files are made here, under Recordings/.cache.
+cache=Recordings/.cache
+mkdir -p "$cache"
+if [ ! -s "$cache/astronaut.png" ]; then
+  echo "setup: fetching the astronaut portrait from the scikit-image wheel"
+  tmp=$(mktemp -d)
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$tmp" "scikit-image==0.26.0" \
+    || python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$tmp" scikit-image
+  wheel=$(ls "$tmp"/scikit_image-*.whl | head -n 1)
+  unzip -p "$wheel" skimage/data/astronaut.png > "$cache/astronaut.png.part"
+  mv "$cache/astronaut.png.part" "$cache/astronaut.png"
+  rm -rf "$tmp"
+fi
+if [ ! -s "$cache/astronaut-still.mp4" ]; then
+  # A printed-photo attack in its simplest form: the portrait held still for 5 s at 25 fps.
+  ffmpeg -v error -y -loop 1 -i "$cache/astronaut.png" -t 5 -r 25 -c:v libx264 -pix_fmt yuv420p \
+    "$cache/astronaut-still.mp4.part.mp4"
+  mv "$cache/astronaut-still.mp4.part.mp4" "$cache/astronaut-still.mp4"
+fi
+echo "setup: ready"
