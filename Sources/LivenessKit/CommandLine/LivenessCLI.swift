@@ -9,6 +9,7 @@ public enum LivenessCLI {
         USAGE: liveness <subcommand> [options]
 
         SUBCOMMANDS:
+          replay                  Judge a face-tracking trace (CSV, JSONL or arkit-trace/1) without video.
           trace                   Write the face-tracking observations of a video or image, one record per frame.
 
         OPTIONS:
@@ -32,6 +33,8 @@ public enum LivenessCLI {
         case "--version":
             console.out("liveness \(version)")
             return 0
+        case "replay":
+            return ReplayCommand.run(rest, console: console)
         case "trace":
             return TraceCommand.run(rest, console: console)
         default:
@@ -40,5 +43,5 @@ public enum LivenessCLI {
         }
     }
 
-    static var specs: [String: CommandSpec] { ["trace": TraceCommand.spec] }
+    static var specs: [String: CommandSpec] { ["replay": ReplayCommand.spec, "trace": TraceCommand.spec] }
 }

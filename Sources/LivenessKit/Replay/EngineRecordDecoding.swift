@@ -1,0 +1,85 @@
+import LivenessCore
+
+/// Turns one record of this engine's own traces (CSV row or JSONL object, the columns of
+/// `TraceWriter.columns`) into the `Observation` that `FaceObserver` built for that frame.
+///
+/// * `frame` → `frameIndex`; `seconds` → `timestampMicroseconds = Int64((seconds × 10⁶).rounded())`.
+/// * A face only when `face` is 1: centre from `face_center_x/y`, eyes
+///   `.aspectRatio(left: ear_left, right: ear_right)`, raw (unfiltered) yaw from `yaw_degrees`,
+///   `pitch_degrees`, `roll_degrees`, `eye_distance_px` and the box `box_x/y/w/h` when present.
+/// * `faces` → `faceCount` (default 1 with a face, else 0).
+/// * `device_rotation_dps` (°/s) with `rotation_source`; both absent → unknown.
+/// * `frame_width`/`frame_height` (pixels) when present.
+///
+/// The core-derived columns (`eye_closure_*`, `relative_yaw_degrees`, `credited`, `phase`, ...)
+/// are the machine's output, not its input, and are not read; nor are landmarks.
+enum EngineRecordDecoding {
+    /// Columns a CSV header must contain.
+    static let requiredColumns = ["frame", "seconds", "face", "face_center_x", "face_center_y",
+                                  "ear_left", "ear_right", "yaw_degrees"]
+
+    /// The observation of one record (timestamps as written, not yet made relative).
+    static func observation(_ f: some TraceFields) throws(FieldError) -> Observation {
+        let frame = try f.requiredInteger("frame")
+        guard frame >= 0 else { throw FieldError(message: "\(f.noun) 'frame' must not be negative, not \(frame)") }
+        let seconds = try f.requiredNumber("seconds")
+        let tracked = try f.requiredFlag("face")
+        var face: FaceObservation?
+        if tracked {
+            face = FaceObservation(
+                centerX: try f.requiredNumber("face_center_x"), centerY: try f.requiredNumber("face_center_y"),
+                eyes: .aspectRatio(left: try f.requiredNumber("ear_left"), right: try f.requiredNumber("ear_right")),
+                yawDegrees: try f.requiredNumber("yaw_degrees"),
+                pitchDegrees: try f.number("pitch_degrees"), rollDegrees: try f.number("roll_degrees"),
+                box: try box(f), eyeDistancePixels: try f.number("eye_distance_px"))
+        }
+        let faces = try f.integer("faces")
+        if let faces, faces < 0 { throw FieldError(message: "\(f.noun) 'faces' must not be negative, not \(faces)") }
+        return Observation(
+            frameIndex: frame, timestampMicroseconds: try TraceTime.microseconds(seconds: seconds, field: "seconds"),
+            face: face, faceCount: faces, deviceRotation: try rotation(f),
+            frameWidth: try size(f, "frame_width"), frameHeight: try size(f, "frame_height"))
+    }
+
+    private static func box(_ f: some TraceFields) throws(FieldError) -> FaceBox? {
+        let names = ["box_x", "box_y", "box_w", "box_h"]
+        var values: [Double] = []
+        for name in names { if let v = try f.number(name) { values.append(v) } }
+        if values.isEmpty { return nil }
+        guard values.count == 4 else {
+            throw FieldError(message: "the face box needs all of \(names.joined(separator: ", ")) or none")
+        }
+        return FaceBox(x: values[0], y: values[1], width: values[2], height: values[3])
+    }
+
+    private static func rotation(_ f: some TraceFields) throws(FieldError) -> DeviceRotation {
+        let dps = try f.number("device_rotation_dps")
+        guard let name = try f.text("rotation_source") else {
+            if dps != nil { throw FieldError(message: "'device_rotation_dps' is given without 'rotation_source'") }
+            return .unknown
+        }
+        guard let source = RotationSource(rawValue: name) else {
+            throw FieldError(message: "\(f.noun) 'rotation_source' must be sensor, video or unknown, not '\(name)'")
+        }
+        return DeviceRotation(degreesPerSecond: dps, source: source)
+    }
+
+    private static func size(_ f: some TraceFields, _ name: String) throws(FieldError) -> Int? {
+        guard let v = try f.integer(name) else { return nil }
+        guard v > 0 else { throw FieldError(message: "\(f.noun) '\(name)' must be a positive number of pixels, not \(v)") }
+        return v
+    }
+}
+
+/// Trace time conversion.
+enum TraceTime {
+    /// Seconds (as written in a trace) to whole microseconds, rounded to nearest:
+    /// `Int64((seconds × 10⁶).rounded())`, the same conversion the trace writer's 6 decimals invert.
+    static func microseconds(seconds: Double, field: String) throws(FieldError) -> Int64 {
+        let micros = (seconds * 1_000_000).rounded()
+        guard micros.isFinite, abs(micros) < 9.0e18 else {
+            throw FieldError(message: "'\(field)' is not a usable time in seconds: \(seconds)")
+        }
+        return Int64(micros)
+    }
+}

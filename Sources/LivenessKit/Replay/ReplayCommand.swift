@@ -1,0 +1,63 @@
+import Foundation
+import LivenessCore
+
+/// `liveness replay`: judges a recorded face-tracking trace with the state machine alone.
+public enum ReplayCommand {
+    /// The command's interface and help.
+    public static let spec = CommandSpec(
+        name: "replay",
+        overview: "Judge a face-tracking trace (this engine's CSV or JSONL, or arkit-trace/1) without video.",
+        usage: "<trace> [--json] [--policy <file>] [--seed <n>] [--output <file>]",
+        arguments: [("<trace>", "A trace written by 'liveness trace' (CSV or JSONL) or an arkit-trace/1 file.")],
+        options: [
+            .flag("--json", "Print the full report (liveness-report/1) as JSON instead of one line."),
+            .option("--policy", "FILE", "A JSON policy file (absent keys keep the defaults)."),
+            .option("--seed", "N", "Seed of the challenge order (default 1, as for 'trace')."),
+            .option("--output", "FILE", "Write the summary or report to FILE instead of standard output."),
+        ],
+        positionalCount: 1...1)
+
+    /// Runs the command; returns the exit code: 0 passed, 1 failed verdict, 2 usage or input
+    /// error (one line on standard error, `error: FILE:LINE: problem` for a malformed trace).
+    public static func run(_ arguments: [String], console: Console) -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(arguments)
+        } catch {
+            return console.usageError(error, spec: spec)
+        }
+        if parsed.help {
+            console.out(spec.help)
+            return 0
+        }
+        do {
+            let policy = try PolicyFile.load(parsed.value("--policy"))
+            let seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
+            let path = parsed.positionals[0]
+            let clock = ContinuousClock()
+            let start = clock.now
+            let reader = try TraceReader(path: path)
+            let outcome = try TraceReplay.run(reader, policy: policy, seed: seed)
+            let elapsed = clock.now - start
+            let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let report = LivenessReport(machine: outcome.machine, input: outcome.reportInput(path: path), wallSeconds: wall,
+                                        stills: (nil, nil), warnings: outcome.warnings,
+                                        ignoredAfterVerdict: outcome.ignoredAfterVerdict)
+            let text = parsed.has("--json") ? try report.jsonString() : report.summary + "\n"
+            if let output = parsed.value("--output") {
+                let sink = try OutputSink(path: output)
+                sink.write(text)
+                sink.flush()
+            } else {
+                if !parsed.has("--json") { for warning in outcome.warnings { console.error("warning: \(warning)") } }
+                console.out(text)
+            }
+            return report.verdict.status == .passed ? 0 : 1
+        } catch let error as UsageError {
+            return console.usageError(error, spec: spec)
+        } catch {
+            console.error("error: \(error)")
+            return 2
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import LivenessCore
+
+/// The result of one liveness session, as written to `report.json` (`analyze`) or printed by
+/// `liveness replay --json`: schema `liveness-report/1`, documented field by field in
+/// `docs/report-schema.md`.
+///
+/// Every key of the schema is always present; unknown or absent values are encoded as JSON
+/// `null` (the two exceptions are structural: `framed` exists only on the autoshot and
+/// `direction` only on the head turn). Times are seconds from the first frame.
+public struct LivenessReport: Sendable, Equatable, Codable {
+    /// The schema identifier this type writes.
+    public static let schemaIdentifier = "liveness-report/1"
+
+    /// Always `liveness-report/1`.
+    public var schema: String
+    /// The engine that judged the session.
+    public var engine: Engine
+    /// The input judged.
+    public var input: ReportInput
+    /// The policy the session was judged with, every key.
+    public var policy: LivenessPolicy
+    /// Seed of the challenge order generator.
+    public var seed: UInt64
+    /// The drawn challenge order (never shown to the user; any order of performance counts).
+    public var challenge: [Action]
+    /// The outcome.
+    public var verdict: VerdictReport
+    /// Per-action evidence.
+    public var actions: Actions
+    /// The autoshot, or `nil` when none was taken.
+    public var autoshot: Still?
+    /// The snapshot, or `nil` when none was taken (failed sessions).
+    public var snapshot: Still?
+    /// Frame counts.
+    public var frames: FrameCounts
+    /// How long the analysis took on the wall clock.
+    public var timing: Timing
+    /// Problems worth knowing that did not stop the analysis, one sentence each.
+    public var warnings: [String]
+
+    /// The software that produced the report.
+    public struct Engine: Sendable, Equatable, Codable {
+        /// Always `liveness`.
+        public var name: String
+        /// `LivenessCLI.version`.
+        public var version: String
+    }
+
+    /// The verdict: `passed`, or `failed` with a reason.
+    public struct VerdictReport: Sendable, Equatable, Codable {
+        /// `passed` or `failed`.
+        public var status: VerdictStatus
+        /// The failure reason; `nil` (JSON `null`) when passed.
+        public var reason: FailureReason?
+        /// Seconds from the first frame to the frame that decided it (or to the last frame seen,
+        /// when the input ended before a verdict).
+        public var seconds: Double
+
+        private enum CodingKeys: String, CodingKey { case status, reason, seconds }
+
+        /// Encodes every key, `reason` as `null` when passed.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(status, forKey: .status)
+            try c.encodeOrNull(reason, forKey: .reason)
+            try c.encode(seconds, forKey: .seconds)
+        }
+    }
+
+    /// The two actions' evidence.
+    public struct Actions: Sendable, Equatable, Codable {
+        /// The blink.
+        public var blink: Blink
+        /// The head turn.
+        public var turnHead: Turn
+    }
+
+    /// Whether a blink was credited, and where. The optional fields are `nil` (JSON `null`) when not credited.
+    public struct Blink: Sendable, Equatable, Codable {
+        /// Whether the blink was credited.
+        public var credited: Bool
+        /// Index of the crediting frame.
+        public var frame: Int?
+        /// Seconds from the first frame to the crediting frame.
+        public var seconds: Double?
+        /// Mean eye closure of the two eyes on that frame, 0…1.
+        public var value: Double?
+
+        private enum CodingKeys: String, CodingKey { case credited, frame, seconds, value }
+
+        /// Encodes every key; absent values as `null`.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(credited, forKey: .credited)
+            try c.encodeOrNull(frame, forKey: .frame)
+            try c.encodeOrNull(seconds, forKey: .seconds)
+            try c.encodeOrNull(value, forKey: .value)
+        }
+    }
+
+    /// Whether a head turn was credited, where and which way. The optional fields are `nil`
+    /// (JSON `null`) when not credited.
+    public struct Turn: Sendable, Equatable, Codable {
+        /// Whether the turn was credited.
+        public var credited: Bool
+        /// Index of the crediting frame (the last of the held run).
+        public var frame: Int?
+        /// Seconds from the first frame to the crediting frame.
+        public var seconds: Double?
+        /// Relative yaw on that frame in degrees, signed (positive: the subject's own left).
+        public var value: Double?
+        /// `left` or `right`, the subject's own.
+        public var direction: TurnDirection?
+
+        private enum CodingKeys: String, CodingKey { case credited, frame, seconds, value, direction }
+
+        /// Encodes every key; absent values as `null`.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(credited, forKey: .credited)
+            try c.encodeOrNull(frame, forKey: .frame)
+            try c.encodeOrNull(seconds, forKey: .seconds)
+            try c.encodeOrNull(value, forKey: .value)
+            try c.encodeOrNull(direction, forKey: .direction)
+        }
+    }
+
+    /// A still (autoshot or snapshot).
+    public struct Still: Sendable, Equatable, Codable {
+        /// Index of the frame kept.
+        public var frame: Int
+        /// Seconds from the first frame.
+        public var seconds: Double
+        /// Where the JPEG was written, or `nil` (JSON `null`) when no still was written (traces,
+        /// failed sessions, or the caller did not ask for stills).
+        public var path: String?
+        /// The face box in pixels on that frame, or `nil` when no face (or no box) was tracked.
+        public var box: FaceBox?
+        /// Autoshot only: `true` when framed (face in the guide), `false` for the framing-timeout
+        /// fallback. `nil` for the snapshot, whose object has no `framed` key.
+        public var framed: Bool?
+
+        private enum CodingKeys: String, CodingKey { case frame, seconds, path, box, framed }
+
+        /// Encodes every key, absent values as `null`; `framed` only when set (the autoshot).
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(frame, forKey: .frame)
+            try c.encode(seconds, forKey: .seconds)
+            try c.encodeOrNull(path, forKey: .path)
+            try c.encodeOrNull(box, forKey: .box)
+            try c.encodeIfPresent(framed, forKey: .framed)
+        }
+    }
+
+    /// Frame counts (see `Evidence` for the exact rules).
+    public struct FrameCounts: Sendable, Equatable, Codable {
+        /// Frames processed by the state machine, up to and including the deciding frame.
+        public var read: Int
+        /// Processed frames with a tracked face.
+        public var tracked: Int
+        /// Scan frames credited (may count towards an action).
+        public var credited: Int
+        /// Scan frames with a face not credited because the device rotated at or above the limit.
+        public var rotating: Int
+        /// Credited scan frames whose device rotation was unknown.
+        public var rotationUnknown: Int
+        /// Frames that came after the verdict: counted, not processed.
+        public var ignoredAfterVerdict: Int
+    }
+
+    /// Wall-clock cost of the analysis.
+    public struct Timing: Sendable, Equatable, Codable {
+        /// Wall-clock seconds the analysis took (decoding, tracking, judging; or parsing and judging).
+        public var wallSeconds: Double
+        /// Processing speed: `frames.read / wallSeconds`, frames per wall-clock second; `nil` when
+        /// `wallSeconds` is 0.
+        public var framesPerSecond: Double?
+
+        private enum CodingKeys: String, CodingKey { case wallSeconds, framesPerSecond }
+
+        /// Encodes every key; an unknown speed as `null`.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(wallSeconds, forKey: .wallSeconds)
+            try c.encodeOrNull(framesPerSecond, forKey: .framesPerSecond)
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case schema, engine, input, policy, seed, challenge, verdict, actions, autoshot, snapshot, frames, timing, warnings
+    }
+
+    /// Encodes every key; a missing autoshot or snapshot as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schema, forKey: .schema)
+        try c.encode(engine, forKey: .engine)
+        try c.encode(input, forKey: .input)
+        try c.encode(policy, forKey: .policy)
+        try c.encode(seed, forKey: .seed)
+        try c.encode(challenge, forKey: .challenge)
+        try c.encode(verdict, forKey: .verdict)
+        try c.encode(actions, forKey: .actions)
+        try c.encodeOrNull(autoshot, forKey: .autoshot)
+        try c.encodeOrNull(snapshot, forKey: .snapshot)
+        try c.encode(frames, forKey: .frames)
+        try c.encode(timing, forKey: .timing)
+        try c.encode(warnings, forKey: .warnings)
+    }
+}

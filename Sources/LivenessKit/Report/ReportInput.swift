@@ -1,0 +1,93 @@
+import FaceTracking
+
+/// What a report says about its input: the `input` object of `liveness-report/1`.
+///
+/// Fields a front end cannot know are `nil` and encoded as JSON `null`.
+public struct ReportInput: Sendable, Equatable, Codable {
+    /// The kind of input a report was made from.
+    public enum Kind: String, Sendable, Codable {
+        /// A video file, decoded frame by frame.
+        case video
+        /// A still image: one frame at time 0.
+        case image
+        /// A face-tracking trace (`liveness replay`): no pixels, no stills.
+        case trace
+    }
+
+    /// The input file's path as given on the command line.
+    public var path: String
+    /// What kind of input it is.
+    public var kind: Kind
+    /// Upright frame width in pixels, if known.
+    public var width: Int?
+    /// Upright frame height in pixels, if known.
+    public var height: Int?
+    /// Frames per second: the container's nominal rate for a video; for a trace the mean rate of
+    /// its timestamps, `(frames − 1) / durationSeconds`; `nil` when unknown or for an image.
+    public var fps: Double?
+    /// Frames in the input: decoded (video, image) or records (trace), after-verdict frames
+    /// included when they were read; `nil` when unknown.
+    public var frames: Int?
+    /// Duration in seconds: the container's for a video; for a trace the last frame's timestamp
+    /// minus the first's; `nil` when unknown.
+    public var durationSeconds: Double?
+    /// Rotation metadata applied to make a video's frames upright (0, 90, 180 or 270 degrees);
+    /// `nil` for images and traces.
+    public var rotationDegrees: Int?
+
+    /// Creates an input description; every measured field defaults to unknown.
+    public init(path: String, kind: Kind, width: Int? = nil, height: Int? = nil, fps: Double? = nil,
+                frames: Int? = nil, durationSeconds: Double? = nil, rotationDegrees: Int? = nil) {
+        self.path = path
+        self.kind = kind
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.frames = frames
+        self.durationSeconds = durationSeconds
+        self.rotationDegrees = rotationDegrees
+    }
+
+    /// The description of a decoded video or image.
+    /// - Parameters:
+    ///   - source: the opened input (its size, kind and container properties are used).
+    ///   - framesDecoded: frames actually decoded (a truncated file delivers fewer than it claims).
+    public init(source: FrameSource, framesDecoded: Int) {
+        switch source.kind {
+        case .video:
+            let info = source.videoInfo
+            self.init(path: source.path, kind: .video, width: source.width, height: source.height,
+                      fps: info.flatMap { $0.framesPerSecond > 0 ? $0.framesPerSecond : nil },
+                      frames: framesDecoded,
+                      durationSeconds: info.flatMap { $0.durationSeconds > 0 ? $0.durationSeconds : nil },
+                      rotationDegrees: info?.rotationDegrees)
+        case .image:
+            self.init(path: source.path, kind: .image, width: source.width, height: source.height,
+                      frames: framesDecoded)
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case path, kind, width, height, fps, frames, durationSeconds, rotationDegrees
+    }
+
+    /// Encodes every key; unknown values are written as `null`, never left out.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(path, forKey: .path)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeOrNull(width, forKey: .width)
+        try c.encodeOrNull(height, forKey: .height)
+        try c.encodeOrNull(fps, forKey: .fps)
+        try c.encodeOrNull(frames, forKey: .frames)
+        try c.encodeOrNull(durationSeconds, forKey: .durationSeconds)
+        try c.encodeOrNull(rotationDegrees, forKey: .rotationDegrees)
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Encodes `value`, or an explicit `null` when it is `nil` (the report schema never omits a key).
+    mutating func encodeOrNull<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+}
