@@ -69,7 +69,21 @@ public final class AnalysisSession {
         var rejected = 0
         var warnings: [String] = []
         var previous: Int64?
-        while let timestamp = try source.next(into: frame) {
+        while true {
+            var next: Int64?
+            var failure: InputError?
+            do {
+                next = try source.next(into: frame)
+            } catch {
+                failure = error
+            }
+            if let failure {
+                // A stream that breaks after some good frames ends there, like a truncated file.
+                guard decoded > 0 else { throw failure }
+                warnings.append("decoding stopped after \(decoded) frames: \(failure.problem)")
+                break
+            }
+            guard let timestamp = next else { break }
             decoded += 1
             if let previous, timestamp <= previous {
                 // The spec: a frame whose timestamp does not increase is rejected and does not

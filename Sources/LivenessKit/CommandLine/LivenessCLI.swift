@@ -9,6 +9,7 @@ public enum LivenessCLI {
         USAGE: liveness <subcommand> [options]
 
         SUBCOMMANDS:
+          analyze                 Judge recorded selfie videos: verdict, stills and a report per input.
           replay                  Judge a face-tracking trace (CSV, JSONL or arkit-trace/1) without video.
           trace                   Write the face-tracking observations of a video or image, one record per frame.
 
@@ -33,6 +34,8 @@ public enum LivenessCLI {
         case "--version":
             console.out("liveness \(version)")
             return 0
+        case "analyze":
+            return AnalyzeCommand.run(rest, console: console)
         case "replay":
             return ReplayCommand.run(rest, console: console)
         case "trace":
@@ -43,5 +46,5 @@ public enum LivenessCLI {
         }
     }
 
-    static var specs: [String: CommandSpec] { ["replay": ReplayCommand.spec, "trace": TraceCommand.spec] }
+    static var specs: [String: CommandSpec] { ["analyze": AnalyzeCommand.spec, "replay": ReplayCommand.spec, "trace": TraceCommand.spec] }
 }

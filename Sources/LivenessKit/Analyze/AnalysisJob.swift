@@ -1,0 +1,143 @@
+import FaceTracking
+import Foundation
+import LivenessCore
+
+/// What `analyze` does with each input, besides the report.
+public struct AnalyzeOptions: Sendable {
+    public var policy = LivenessPolicy()
+    /// Seed of the challenge order.
+    public var seed: UInt64 = 1
+    /// Write the trace here (one input) or under this file name in each input's folder (a batch).
+    public var tracePath: String?
+    /// Device-motion sidecar for the input (see docs/motion-format.md).
+    public var motionPath: String?
+    /// Estimate the device rotation from the video's background when there are no motion samples.
+    public var estimateRotation = true
+    /// Write `annotated.mp4`.
+    public var annotate = false
+    /// Write `timeline.png`.
+    public var plot = false
+    /// Redo inputs whose report is already complete.
+    public var force = false
+    public init() {}
+}
+
+/// The outcome of one input of a batch.
+public struct JobResult: Sendable {
+    public var input: String
+    /// The folder holding the report and stills.
+    public var folder: String
+    /// The report (also for an invalid input, with reason `invalidInput`).
+    public var report: LivenessReport?
+    /// The problem with the input or the output, when there was one.
+    public var error: InputError?
+    /// True when a complete report already existed and the input was not analysed again.
+    public var skipped = false
+}
+
+/// Analyses one input into its output folder: `report.json` (written atomically), the stills
+/// when the verdict is `passed`, and on request the trace, the annotated video and the plot.
+public enum AnalysisJob {
+    public static func run(input: String, folder: String, options: AnalyzeOptions, model: LandmarkModel) -> JobResult {
+        let reportPath = folder + "/report.json"
+        var result = JobResult(input: input, folder: folder)
+        if !options.force, let existing = completeReport(at: reportPath), existing.input.path == input {
+            result.report = existing
+            result.skipped = true
+            return result
+        }
+        do {
+            try AtomicFile.makeDirectory(folder)
+            result.report = try analyse(input: input, folder: folder, options: options, model: model)
+        } catch {
+            result.error = error
+            // Record the failure where the report would be, so a batch's folder says what happened.
+            var machine = LivenessMachine(policy: options.policy, seed: options.seed)
+            _ = machine.finish(.invalidInput)
+            let report = LivenessReport(machine: machine, input: ReportInput(path: input, kind: .video), wallSeconds: 0,
+                                        stills: (nil, nil), warnings: [error.description])
+            result.report = report
+            if let data = try? report.jsonData() { try? AtomicFile.write([UInt8](data), to: reportPath) }
+        }
+        return result
+    }
+
+    /// A finished report at `path` (not one that recorded an invalid input, which a rerun retries).
+    static func completeReport(at path: String) -> LivenessReport? {
+        guard let data = FileManager.default.contents(atPath: path),
+              let report = try? JSONDecoder().decode(LivenessReport.self, from: data),
+              report.schema == LivenessReport.schemaIdentifier, report.verdict.reason != .invalidInput
+        else { return nil }
+        return report
+    }
+
+    private static func analyse(input: String, folder: String, options: AnalyzeOptions, model: LandmarkModel) throws(InputError) -> LivenessReport {
+        let source = try FrameSource(path: input)
+        var rotation: RotationProvider?
+        if let motion = options.motionPath {
+            rotation = try SensorRotation(samples: try MotionSamples.load(motion))
+        } else if options.estimateRotation && source.kind == .video {
+            rotation = VideoRotationEstimator(width: source.width, height: source.height)
+        }
+        let session = try AnalysisSession(source: source, model: model, policy: options.policy, seed: options.seed,
+                                          stopAtVerdict: true, rotation: rotation)
+        let stills = StillKeeper()
+        var writer: TraceWriter?
+        if let trace = options.tracePath {
+            let format: TraceFormat = trace.hasSuffix(".jsonl") ? .jsonl : .csv
+            writer = TraceWriter(sink: try OutputSink(path: trace), format: format)
+        }
+        let annotator = try options.annotate
+            ? FrameAnnotator(path: folder + "/annotated.mp4", framesPerSecond: source.videoInfo?.framesPerSecond ?? 25,
+                             width: source.width, height: source.height, policy: options.policy)
+            : nil
+        var records: [TraceRecord] = []
+        var events: [(seconds: Double, event: LivenessEvent)] = []
+        let outcome: AnalysisOutcome
+        do {
+            outcome = try session.run { step in
+                stills.take(step.events, frame: step.frame)
+                writer?.write(step.record)
+                try annotator?.add(step)
+                if options.plot {
+                    records.append(step.record)
+                    events += step.events.map { (step.record.seconds, $0) }
+                }
+            }
+        } catch let error as InputError {
+            throw error
+        } catch {
+            throw InputError(path: input, problem: "\(error)")
+        }
+        writer?.finish()
+        annotator?.finish()
+        let passed = outcome.machine.verdict?.status == .passed
+        let paths = try stills.release(passed: passed, folder: folder)
+        var warnings = outcome.warnings
+        if let rotation = rotation as? VideoRotationEstimator, let note = rotation.summary { warnings.append(note) }
+        let report = LivenessReport(machine: outcome.machine,
+                                    input: ReportInput(source: source, framesDecoded: outcome.framesDecoded),
+                                    wallSeconds: outcome.wallSeconds, stills: paths, warnings: warnings)
+        if options.plot {
+            if let verdict = outcome.machine.verdict, verdict.reason == .timeout {
+                events.append((Double(verdict.timestampMicroseconds) / 1e6, .verdict(verdict)))
+            }
+            let title = "\(URL(fileURLWithPath: input).lastPathComponent): \(report.summary)"
+            let png: [UInt8]
+            do {
+                png = try TimelinePlot(title: title, records: records, events: events, policy: options.policy).render().pngData()
+            } catch {
+                throw InputError(path: folder + "/timeline.png", error)
+            }
+            try AtomicFile.write(png, to: folder + "/timeline.png")
+        }
+        do {
+            try AtomicFile.write([UInt8](try report.jsonData()), to: folder + "/report.json")
+        } catch let error as InputError {
+            throw error
+        } catch {
+            throw InputError(path: folder + "/report.json", problem: "cannot encode the report: \(error)")
+        }
+        return report
+    }
+}

@@ -1,0 +1,63 @@
+import FaceTracking
+import Foundation
+
+/// Runs `AnalysisJob`s over a batch with `jobs` worker threads. The landmark model is loaded
+/// once for the process and shared; each worker has its own tracker.
+public final class BatchRunner: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private var results: [JobResult?]
+    private var done = 0
+    private let inputs: InputList
+    private let outputDirectory: String
+    private let options: AnalyzeOptions
+    private let model: LandmarkModel
+
+    public init(inputs: InputList, outputDirectory: String, options: AnalyzeOptions, model: LandmarkModel) {
+        self.inputs = inputs
+        self.outputDirectory = outputDirectory
+        self.options = options
+        self.model = model
+        results = Array(repeating: nil, count: inputs.entries.count)
+    }
+
+    /// Analyses every input; `progress(done, total, result)` is called after each (from the
+    /// worker's thread, serialised). Returns the results in input order.
+    public func run(jobs: Int, progress: @escaping @Sendable (Int, Int, JobResult) -> Void) -> [JobResult] {
+        let total = inputs.entries.count
+        let workers = max(1, min(jobs, total))
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            group.enter()
+            let thread = Thread { [self] in
+                work(total: total, progress: progress)
+                group.leave()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        group.wait()
+        return results.compactMap { $0 }
+    }
+
+    private func work(total: Int, progress: @Sendable (Int, Int, JobResult) -> Void) {
+        while true {
+            lock.lock()
+            let index = next
+            next += 1
+            lock.unlock()
+            guard index < total else { return }
+            let entry = inputs.entries[index]
+            var options = self.options
+            if let trace = options.tracePath, total > 1 {
+                options.tracePath = outputDirectory + "/" + entry.name + "/" + URL(fileURLWithPath: trace).lastPathComponent
+            }
+            let result = AnalysisJob.run(input: entry.path, folder: outputDirectory + "/" + entry.name, options: options, model: model)
+            lock.lock()
+            results[index] = result
+            done += 1
+            progress(done, total, result)
+            lock.unlock()
+        }
+    }
+}

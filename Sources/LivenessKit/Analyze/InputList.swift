@@ -1,0 +1,57 @@
+import Foundation
+
+/// The inputs of a batch: files and directories expanded, each given its own output folder
+/// name, optionally reduced to one shard.
+public struct InputList: Sendable {
+    /// File extensions picked up when a directory is given.
+    public static let extensions: Set<String> = ["mp4", "mov", "m4v", "avi", "mkv", "webm", "3gp", "jpg", "jpeg", "png"]
+
+    /// Inputs in order, each with its output folder name (unique within the batch).
+    public var entries: [(path: String, name: String)]
+
+    /// Expands `arguments`: a directory contributes its video and image files (recursively,
+    /// sorted); anything else is taken as given (a missing file fails later, on its own).
+    public init(_ arguments: [String]) {
+        var paths: [String] = []
+        let files = FileManager.default
+        for argument in arguments {
+            var isDirectory: ObjCBool = false
+            if files.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue {
+                let base = URL(fileURLWithPath: argument)
+                let found = (files.enumerator(at: base, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
+                    .filter { Self.extensions.contains($0.pathExtension.lowercased()) }
+                    .map { argument.hasSuffix("/") ? argument + $0.path.dropFirst(base.path.count + 1) : argument + "/" + $0.path.dropFirst(base.path.count + 1) }
+                    .sorted()
+                paths += found
+            } else {
+                paths.append(argument)
+            }
+        }
+        var used: [String: Int] = [:]
+        entries = paths.map { path in
+            let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            let clean = String(stem.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
+            let base = clean.isEmpty ? "input" : clean
+            used[base, default: 0] += 1
+            return (path, used[base]! == 1 ? base : "\(base)-\(used[base]!)")
+        }
+    }
+
+    /// Keeps the entries of shard `index` of `count`: those whose path hashes (FNV-1a, 64-bit)
+    /// to `index` modulo `count`. Deterministic across machines and independent of the order of
+    /// the arguments, so N machines given the same archive split it without overlap.
+    public func shard(_ index: Int, of count: Int) -> InputList {
+        var copy = self
+        copy.entries = entries.filter { Int(Self.fnv1a($0.path) % UInt64(count)) == index }
+        return copy
+    }
+
+    static func fnv1a(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}

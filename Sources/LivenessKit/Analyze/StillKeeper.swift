@@ -1,0 +1,38 @@
+import FaceTracking
+import LivenessCore
+
+/// Keeps copies of the autoshot and snapshot frames while a session runs, and writes them as
+/// JPEGs (permissions 0600: biometric data) only when the verdict releases them (`passed`).
+final class StillKeeper {
+    private(set) var autoshot: Image?
+    private(set) var snapshot: Image?
+
+    /// Copies the frame of a still event.
+    func take(_ events: [LivenessEvent], frame: Image) {
+        for event in events {
+            switch event {
+            case .autoshot: autoshot = frame.copy()
+            case .snapshot: snapshot = frame.copy()
+            default: break
+            }
+        }
+    }
+
+    /// Writes the stills into `folder` when `passed`; returns their paths (nil when not written).
+    func release(passed: Bool, folder: String, quality: Int = 92) throws(InputError) -> (autoshot: String?, snapshot: String?) {
+        guard passed else { return (nil, nil) }
+        func write(_ image: Image?, _ name: String) throws(InputError) -> String? {
+            guard let image else { return nil }
+            let path = folder + "/" + name
+            let jpeg: [UInt8]
+            do {
+                jpeg = try image.jpegData(quality: quality)
+            } catch {
+                throw InputError(path: path, error)
+            }
+            try AtomicFile.write(jpeg, to: path, mode: 0o600)
+            return path
+        }
+        return (try write(autoshot, "autoshot.jpg"), try write(snapshot, "snapshot.jpg"))
+    }
+}

@@ -1,0 +1,115 @@
+import FaceTracking
+import Foundation
+import LivenessCore
+
+/// `liveness analyze`: the main job. A verdict with stills for each recorded selfie video.
+public enum AnalyzeCommand {
+    public static let spec = CommandSpec(
+        name: "analyze",
+        overview: "Judge recorded selfie videos: blink and head-turn challenge, autoshot and snapshot, a report per input.",
+        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--plot] [--force] [--shard <i/n>]",
+        arguments: [("<input>...", "Videos or images, or directories of them.")],
+        options: [
+            .option("--output", "DIR", "Where the per-input folders go (default: liveness-out)."),
+            .flag("--json", "Print each report as one JSON line instead of a human summary."),
+            .option("--trace", "FILE", "Also write the per-frame trace (.csv or .jsonl); in a batch, this name in each folder."),
+            .option("--policy", "FILE", "A JSON policy file (absent keys keep the defaults)."),
+            .option("--seed", "N", "Seed of the challenge order (default 1)."),
+            .option("--motion", "FILE", "Device-motion samples recorded with the video (one input only)."),
+            .flag("--no-video-rotation", "Do not estimate device rotation from the background."),
+            .option("--jobs", "N", "Inputs analysed in parallel (default: the number of cores)."),
+            .flag("--annotate", "Write annotated.mp4: landmarks, guide circle, HUD, phase and events on each frame."),
+            .flag("--plot", "Write timeline.png: eye closure and relative yaw with thresholds and events."),
+            .flag("--force", "Analyse again inputs whose report is already complete."),
+            .option("--shard", "I/N", "Take only shard I of N of the inputs (0 <= I < N), deterministically."),
+        ],
+        positionalCount: 1...Int.max)
+
+    /// Runs the command; exit code 0 when every verdict passed, 1 when some failed, 2 on a
+    /// usage error or when some input could not be analysed (the others still are).
+    public static func run(_ arguments: [String], console: Console) -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(arguments)
+        } catch {
+            return console.usageError(error, spec: spec)
+        }
+        if parsed.help {
+            console.out(spec.help)
+            return 0
+        }
+        var options = AnalyzeOptions()
+        var inputs = InputList(parsed.positionals)
+        let jobs: Int
+        do {
+            options.policy = try PolicyFile.load(parsed.value("--policy"))
+            options.seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
+            options.tracePath = parsed.value("--trace")
+            options.motionPath = parsed.value("--motion")
+            options.estimateRotation = !parsed.has("--no-video-rotation")
+            options.annotate = parsed.has("--annotate")
+            options.plot = parsed.has("--plot")
+            options.force = parsed.has("--force")
+            jobs = try parsed.integer("--jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+            if options.motionPath != nil && inputs.entries.count > 1 {
+                throw UsageError("--motion belongs to one video; give one input with it")
+            }
+            if let shard = parsed.value("--shard") {
+                let parts = shard.split(separator: "/").compactMap { Int($0) }
+                guard parts.count == 2, parts[1] > 0, (0..<parts[1]).contains(parts[0]) else {
+                    throw UsageError("--shard needs I/N with 0 <= I < N, not '\(shard)'")
+                }
+                inputs = inputs.shard(parts[0], of: parts[1])
+            }
+        } catch let error as UsageError {
+            return console.usageError(error, spec: spec)
+        } catch {
+            console.error("error: \(error)")
+            return 2
+        }
+        let model: LandmarkModel
+        do {
+            model = try LandmarkModel.load()
+        } catch {
+            console.error("error: \(error)")
+            return 2
+        }
+        let output = parsed.value("--output") ?? "liveness-out"
+        let json = parsed.has("--json")
+        let showProgress = console.isTerminal && inputs.entries.count > 1
+        let runner = BatchRunner(inputs: inputs, outputDirectory: output, options: options, model: model)
+        let results = runner.run(jobs: jobs) { done, total, result in
+            if showProgress { console.status("\r\u{1B}[K") }
+            console.out(json ? jsonLine(result) : humanLine(result))
+            if showProgress { console.status(progressBar(done, total)) }
+        }
+        if showProgress { console.status("\r\u{1B}[K") }
+        if results.contains(where: { $0.error != nil }) { return 2 }
+        return results.allSatisfy({ $0.report?.verdict.status == .passed }) ? 0 : 1
+    }
+
+    static func humanLine(_ result: JobResult) -> String {
+        if let error = result.error { return "error: \(error)" }
+        guard let report = result.report else { return "\(result.input): no report" }
+        var line = "\(result.input): \(report.summary)"
+        if result.skipped { line += " [report already complete; --force to redo]" }
+        let stills = [report.autoshot?.path, report.snapshot?.path].compactMap { $0 }
+        line += stills.isEmpty ? " -> \(result.folder)/report.json" : " -> \(result.folder)/ (report.json, autoshot.jpg, snapshot.jpg)"
+        return line
+    }
+
+    static func jsonLine(_ result: JobResult) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let report = result.report, let data = try? encoder.encode(report) else {
+            return "{\"input\":\"\(result.input)\",\"error\":\"no report\"}"
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func progressBar(_ done: Int, _ total: Int) -> String {
+        let width = 30
+        let filled = total > 0 ? width * done / total : width
+        return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] \(done)/\(total)"
+    }
+}

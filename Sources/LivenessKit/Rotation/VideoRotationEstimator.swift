@@ -1,0 +1,79 @@
+import FaceTracking
+import LivenessCore
+
+/// Device rotation estimated from the video: the global motion of the background (the image
+/// outside the face and the body below it) between consecutive frames, by sparse optical flow
+/// and a RANSAC similarity fit (`BackgroundMotion`), turned into an angular speed with the
+/// focal length the pose uses (the frame's longer side in pixels):
+/// |ω| = sqrt((dx/f)² + (dy/f)² + roll²) / Δt. A camera panning by θ shifts the background by
+/// about f·θ pixels; rolling rotates it in the image plane. When the background has too little
+/// texture the frame's rotation is unknown (credited and counted as such, per the spec).
+public final class VideoRotationEstimator: RotationProvider {
+    private let focal: Double
+    private let width: Double, height: Double
+    private var previous: Image?
+    private var previousMicroseconds: Int64?
+    private var faceBox: Rect?
+    /// Frames with an estimate, and frames without one (no texture, or the first frame).
+    public private(set) var framesEstimated = 0
+    public private(set) var framesUnknown = 0
+    /// Downscaled side used for the flow, pixels.
+    public var maxSide = 320
+
+    public init(width: Int, height: Int) {
+        focal = Double(max(width, height))
+        self.width = Double(width)
+        self.height = Double(height)
+    }
+
+    public func rotation(for frame: Image, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation {
+        defer {
+            if previous == nil { previous = Image() }
+            frame.copy(into: previous!)
+            previousMicroseconds = timestampMicroseconds
+        }
+        guard let previous, let before = previousMicroseconds, timestampMicroseconds > before,
+              previous.width == frame.width, previous.height == frame.height
+        else {
+            framesUnknown += 1
+            return .unknown
+        }
+        let motion: BackgroundMotion
+        do {
+            motion = try BackgroundMotion.estimate(from: previous, to: frame, excluding: excludedRegion(), maxSide: maxSide)
+        } catch {
+            framesUnknown += 1
+            return .unknown
+        }
+        guard motion.isValid else {
+            framesUnknown += 1
+            return .unknown
+        }
+        framesEstimated += 1
+        let seconds = Double(timestampMicroseconds - before) / 1e6
+        let pan = (motion.dx * motion.dx + motion.dy * motion.dy).squareRoot() / focal
+        let roll = motion.rotationDegrees * .pi / 180
+        let radiansPerSecond = (pan * pan + roll * roll).squareRoot() / seconds
+        return DeviceRotation(degreesPerSecond: radiansPerSecond * 180 / .pi, source: .video)
+    }
+
+    public func didObserve(_ measurement: FrameMeasurement) {
+        faceBox = measurement.face?.box
+    }
+
+    /// The face box widened, and extended down to the bottom of the frame (the body moves with
+    /// the head, it is not background).
+    private func excludedRegion() -> Rect? {
+        guard let b = faceBox else { return nil }
+        let x0 = max(0, b.x - 0.6 * b.width), x1 = min(width, b.x + 1.6 * b.width)
+        let y0 = max(0, b.y - 0.5 * b.height)
+        return Rect(x: x0, y: y0, width: x1 - x0, height: height - y0)
+    }
+
+    /// A warning when the rotation could not be estimated on most frames.
+    public var summary: String? {
+        let total = framesEstimated + framesUnknown
+        guard total > 0, framesUnknown * 2 > total else { return nil }
+        return "device rotation could not be estimated from the background on \(framesUnknown) of \(total) frames (too little texture); those frames were credited"
+    }
+}
