@@ -41,9 +41,11 @@ let package = Package(
         // Front ends: video analysis, trace I/O, reports. Depends on the core and the overlay.
         .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking"]),
-        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking"]),
+        // Paths of test inputs (generated samples, the shared real footage) for the test targets.
+        .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "TestSupport"]),
         .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
-        .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking"]),
+        .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "TestSupport"]),
     ],
     cxxLanguageStandard: .cxx17
 )

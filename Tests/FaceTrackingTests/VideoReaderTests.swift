@@ -1,5 +1,6 @@
 import FaceTracking
 import Foundation
+import TestSupport
 import XCTest
 
 final class VideoReaderTests: XCTestCase {

@@ -1,0 +1,163 @@
+import FaceTracking
+import Foundation
+import LivenessCore
+import LivenessKit
+import TestSupport
+import XCTest
+
+final class AnalyzeCommandTests: XCTestCase {
+    private func report(_ folder: URL) throws -> [String: Any] {
+        let data = try Data(contentsOf: folder.appendingPathComponent("report.json"))
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    private func mode(_ url: URL) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    /// Every `must` of ../shared/recordings/labels.json, with the default policy.
+    func testEveryMustOfTheLabelledRecordingsHolds() throws {
+        let labels = try Fixtures.shared("labels.json")
+        let root = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: labels))) as? [String: Any])
+        let recordings = try XCTUnwrap(root["recordings"] as? [[String: Any]])
+        let withMust = recordings.filter { $0["must"] != nil }
+        XCTAssertGreaterThanOrEqual(withMust.count, 10)
+        let out = try Fixtures.temporaryDirectory(self)
+        let inputs = withMust.map { Fixtures.sharedRecordings.appendingPathComponent($0["file"] as! String).path }
+        let runner = BatchRunner(inputs: InputList(inputs), outputDirectory: out.path, options: AnalyzeOptions(),
+                                 model: try LandmarkModel.load())
+        let results = runner.run(jobs: 2) { _, _, _ in }
+        XCTAssertEqual(results.count, withMust.count)
+        for (label, result) in zip(withMust, results) {
+            let name = label["file"] as! String
+            let must = label["must"] as! [String: Any]
+            XCTAssertNil(result.error, "\(name): \(String(describing: result.error))")
+            let report = try XCTUnwrap(result.report, name)
+            if let verdict = must["verdict"] as? String { XCTAssertEqual(report.verdict.status.rawValue, verdict, "\(name): \(report.summary)") }
+            if let reason = must["reason"] as? String { XCTAssertEqual(report.verdict.reason?.rawValue, reason, "\(name): \(report.summary)") }
+            if let blink = must["blinkCredited"] as? Bool { XCTAssertEqual(report.actions.blink.credited, blink, "\(name): \(report.summary)") }
+            if let turn = must["turnCredited"] as? Bool { XCTAssertEqual(report.actions.turnHead.credited, turn, "\(name): \(report.summary)") }
+            if let faces = must["faces"] as? Int {
+                // Stills: the face count of the single frame.
+                let frame = try FaceTracker(model: try LandmarkModel.load()).process(try Image(contentsOfFile: result.input))
+                XCTAssertEqual(frame.faceCount, faces, name)
+                XCTAssertEqual(report.frames.tracked, faces > 0 ? 1 : 0, name)
+            }
+        }
+    }
+
+    func testPassedVerdictReleasesPrivateStillsAndStopsDecoding() throws {
+        let input = try Fixtures.shared("st-ref2-talking-turns.mp4")
+        let out = try Fixtures.temporaryDirectory(self)
+        let console = Console.capturing()
+        let status = LivenessCLI.run(["analyze", input, "--output", out.path, "--plot"], console: console)
+        XCTAssertEqual(status, 0, console.printed + console.errors)
+        let folder = out.appendingPathComponent("st-ref2-talking-turns")
+        let json = try report(folder)
+        XCTAssertEqual((json["verdict"] as? [String: Any])?["status"] as? String, "passed")
+        for still in ["autoshot.jpg", "snapshot.jpg"] {
+            let url = folder.appendingPathComponent(still)
+            XCTAssertEqual(try mode(url), 0o600, "\(still) is biometric data")
+            XCTAssertEqual(try Image(contentsOfFile: url.path).width, 512)
+        }
+        XCTAssertEqual((json["snapshot"] as? [String: Any])?["path"] as? String, folder.appendingPathComponent("snapshot.jpg").path)
+        // The clip has 200 frames; the verdict comes well before the end and decoding stops there.
+        let frames = try XCTUnwrap(json["frames"] as? [String: Any])
+        XCTAssertLessThan(frames["read"] as! Int, 150)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("timeline.png").path))
+        XCTAssertTrue(console.printed.contains("passed in"), console.printed)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tmp-") }
+        XCTAssertEqual(leftovers, [])
+    }
+
+    func testFailedVerdictReleasesNoStills() throws {
+        let input = try Fixtures.generated("astronaut-still.mp4")
+        let out = try Fixtures.temporaryDirectory(self)
+        let console = Console.capturing()
+        XCTAssertEqual(LivenessCLI.run(["analyze", input, "--output", out.path, "--json"], console: console), 1)
+        let folder = out.appendingPathComponent("astronaut-still")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        XCTAssertEqual(names, ["report.json"])
+        let line = try XCTUnwrap(console.printed.split(separator: "\n").first)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let verdict = try XCTUnwrap(json["verdict"] as? [String: Any])
+        XCTAssertEqual(verdict["status"] as? String, "failed")
+        XCTAssertEqual(verdict["reason"] as? String, "inputEnded")
+        XCTAssertTrue(json["snapshot"] is NSNull)
+    }
+
+    func testBadInputsGiveExitTwoAndOneLineEachWhileGoodOnesAreAnalysed() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let text = dir.appendingPathComponent("notes.mp4")
+        try String(repeating: "not a video\n", count: 100).write(to: text, atomically: true, encoding: .utf8)
+        let empty = dir.appendingPathComponent("empty.mp4")
+        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        let truncated = dir.appendingPathComponent("truncated.mp4")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: try Fixtures.generated("astronaut-still.mp4")))
+        try whole.prefix(whole.count / 3).write(to: truncated)
+        let missing = dir.appendingPathComponent("missing.mp4").path
+        let good = try Fixtures.generated("astronaut-still.mp4")
+        let out = dir.appendingPathComponent("out")
+        let console = Console.capturing()
+        let status = LivenessCLI.run(["analyze", missing, text.path, good, empty.path, truncated.path, "--output", out.path,
+                                      "--jobs", "2"], console: console)
+        XCTAssertEqual(status, 2)
+        let lines = console.printed.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 5, console.printed)
+        for bad in [missing, text.path, empty.path, truncated.path] {
+            let line = lines.filter { $0.contains(bad) }
+            XCTAssertEqual(line.count, 1, "one line for \(bad): \(lines)")
+            XCTAssertTrue(line.first?.hasPrefix("error: \(bad): ") ?? false, "\(line)")
+        }
+        XCTAssertTrue(lines.contains { $0.hasPrefix(good) && $0.contains("failed: inputEnded") }, "\(lines)")
+        // The failure is recorded where the report would be.
+        let recorded = try report(out.appendingPathComponent("empty"))
+        XCTAssertEqual((recorded["verdict"] as? [String: Any])?["reason"] as? String, "invalidInput")
+    }
+
+    func testRerunSkipsCompleteReportsUnlessForced() throws {
+        let input = try Fixtures.generated("astronaut-still.mp4")
+        let out = try Fixtures.temporaryDirectory(self)
+        let first = Console.capturing()
+        XCTAssertEqual(LivenessCLI.run(["analyze", input, "--output", out.path], console: first), 1)
+        let second = Console.capturing()
+        XCTAssertEqual(LivenessCLI.run(["analyze", input, "--output", out.path], console: second), 1)
+        XCTAssertTrue(second.printed.contains("already complete"), second.printed)
+        let third = Console.capturing()
+        XCTAssertEqual(LivenessCLI.run(["analyze", input, "--output", out.path, "--force"], console: third), 1)
+        XCTAssertFalse(third.printed.contains("already complete"), third.printed)
+    }
+
+    func testShardsSplitABatchWithoutOverlap() {
+        let paths = (0..<40).map { "/archive/session-\($0).mp4" }
+        let all = InputList(paths)
+        let shards = (0..<3).map { all.shard($0, of: 3).entries.map(\.path) }
+        XCTAssertEqual(Set(shards.flatMap { $0 }), Set(paths))
+        XCTAssertEqual(shards.map(\.count).reduce(0, +), paths.count)
+        XCTAssertTrue(shards.allSatisfy { !$0.isEmpty })
+        // The same on another machine, and whatever the order of the arguments.
+        XCTAssertEqual(InputList(paths.reversed()).shard(1, of: 3).entries.map(\.path).sorted(), shards[1].sorted())
+    }
+
+    func testDuplicateNamesGetDistinctFolders() {
+        let list = InputList(["/a/clip.mp4", "/b/clip.mp4", "/c/clip.mov"])
+        XCTAssertEqual(list.entries.map(\.name), ["clip", "clip-2", "clip-3"])
+    }
+
+    func testMotionSidecarErrorsNameTheLine() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let file = dir.appendingPathComponent("motion.csv")
+        try "t,x,y,z\n0.0,0,0,0\n0.1,0,abc,0\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try MotionSamples.load(file.path)) { error in
+            XCTAssertTrue("\(error)".contains("motion.csv:3"), "\(error)")
+        }
+        try "t,x,y,z\n0.2,0,0,0\n0.1,0,0,0\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try MotionSamples.load(file.path)) { error in
+            XCTAssertTrue("\(error)".contains("does not increase"), "\(error)")
+        }
+        try "t,x,y,z\n0.0,0.1,0.0,0.0\n0.05,0,0.2,0\n".write(to: file, atomically: true, encoding: .utf8)
+        let samples = try MotionSamples.load(file.path)
+        XCTAssertEqual(samples.samples.count, 2)
+        XCTAssertEqual(samples.samples[1].degreesPerSecond, 0.2 * 180 / .pi, accuracy: 1e-9)
+    }
+}
