@@ -41,6 +41,9 @@ let package = Package(
         // Front ends: video analysis, trace I/O, reports. Depends on the core and the overlay.
         .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking"]),
+        // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
+        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking"],
+                          path: "Tools/Benchmark"),
         // Paths of test inputs (generated samples, the shared real footage) for the test targets.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "TestSupport"]),

@@ -16,7 +16,68 @@ static cv::Mat small_gray(const cv::Mat &bgr, double scale) {
     return small;
 }
 
+static ft_status motion(const cv::Mat &a, const cv::Mat &b, double scale, double x, double y, double w, double h,
+                        ft_motion *out) {
+    cv::Mat mask(a.size(), CV_8UC1, cv::Scalar(255));
+    if (w > 0 && h > 0) {
+        cv::Rect face((int)(x * scale), (int)(y * scale), (int)std::ceil(w * scale), (int)std::ceil(h * scale));
+        mask(face & cv::Rect(0, 0, a.cols, a.rows)).setTo(0);
+    }
+    std::vector<cv::Point2f> from, to;
+    cv::goodFeaturesToTrack(a, from, 80, 0.01, std::max(4.0, a.cols / 32.0), mask, 5);
+    if (from.size() < 8) return FT_OK;  // too little texture to tell
+    std::vector<uchar> status;
+    std::vector<float> errors;
+    cv::calcOpticalFlowPyrLK(a, b, from, to, status, errors, cv::Size(13, 13), 2);
+    std::vector<cv::Point2f> p, q;
+    for (size_t i = 0; i < from.size(); ++i)
+        if (status[i]) p.push_back(from[i] / scale), q.push_back(to[i] / scale);
+    out->points = (int)p.size();
+    if (p.size() < 8) return FT_OK;
+    std::vector<uchar> inliers;
+    cv::Mat m = cv::estimateAffinePartial2D(p, q, inliers, cv::RANSAC, 2.0 / scale);
+    if (m.empty()) return FT_OK;
+    int count = 0;
+    for (uchar v : inliers) count += v ? 1 : 0;
+    out->inliers = count;
+    if (count < 6 || count < 0.4 * p.size()) return FT_OK;
+    double a00 = m.at<double>(0, 0), a10 = m.at<double>(1, 0);
+    out->valid = 1;
+    out->dx = m.at<double>(0, 2);
+    out->dy = m.at<double>(1, 2);
+    out->scale = std::hypot(a00, a10);
+    out->rotation_degrees = std::atan2(a10, a00) * 180.0 / M_PI;
+    return FT_OK;
+}
+
 extern "C" {
+
+ft_status ft_image_reduce_gray(const ft_image *source, int max_side, ft_image *out, double *scale, ft_error *error) {
+    if (!source || !out || source->mat.empty() || max_side < 16)
+        return ft::set_error(error, "reduce: bad arguments"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "reduce", [&] {
+        int longer = std::max(source->mat.cols, source->mat.rows);
+        double factor = longer > max_side ? (double)max_side / longer : 1.0;
+        cv::Mat gray;
+        if (source->mat.channels() == 3) cv::cvtColor(source->mat, gray, cv::COLOR_BGR2GRAY);
+        else gray = source->mat;
+        if (factor < 1) cv::resize(gray, out->mat, cv::Size(), factor, factor, cv::INTER_AREA);
+        else gray.copyTo(out->mat);
+        if (scale) *scale = factor;
+        return FT_OK;
+    });
+}
+
+ft_status ft_background_motion_reduced(const ft_image *previous, const ft_image *current, double scale,
+                                       double x, double y, double w, double h, ft_motion *out, ft_error *error) {
+    if (!previous || !current || !out || !(scale > 0)) return ft::set_error(error, "motion: bad arguments"), FT_ERR_ARGUMENT;
+    if (previous->mat.empty() || previous->mat.size() != current->mat.size() || previous->mat.type() != CV_8UC1 ||
+        current->mat.type() != CV_8UC1)
+        return ft::set_error(error, "motion: the reduced frames differ in size or are not grey"), FT_ERR_ARGUMENT;
+    *out = ft_motion{};
+    out->scale = 1;
+    return ft::guarded(error, "motion", [&] { return motion(previous->mat, current->mat, scale, x, y, w, h, out); });
+}
 
 ft_status ft_background_motion(const ft_image *previous, const ft_image *current, double x, double y, double w,
                                double h, int max_side, ft_motion *out, ft_error *error) {
@@ -28,37 +89,7 @@ ft_status ft_background_motion(const ft_image *previous, const ft_image *current
     return ft::guarded(error, "motion", [&] {
         int longer = std::max(current->mat.cols, current->mat.rows);
         double scale = max_side > 0 && longer > max_side ? (double)max_side / longer : 1.0;
-        cv::Mat a = small_gray(previous->mat, scale), b = small_gray(current->mat, scale);
-        cv::Mat mask(a.size(), CV_8UC1, cv::Scalar(255));
-        if (w > 0 && h > 0) {
-            cv::Rect face((int)(x * scale), (int)(y * scale), (int)(w * scale), (int)(h * scale));
-            mask(face & cv::Rect(0, 0, a.cols, a.rows)).setTo(0);
-        }
-        std::vector<cv::Point2f> from, to;
-        cv::goodFeaturesToTrack(a, from, 120, 0.01, std::max(4.0, a.cols / 40.0), mask, 5);
-        if (from.size() < 8) return FT_OK;  // too little texture to tell
-        std::vector<uchar> status;
-        std::vector<float> errors;
-        cv::calcOpticalFlowPyrLK(a, b, from, to, status, errors, cv::Size(15, 15), 2);
-        std::vector<cv::Point2f> p, q;
-        for (size_t i = 0; i < from.size(); ++i)
-            if (status[i]) p.push_back(from[i] / scale), q.push_back(to[i] / scale);
-        out->points = (int)p.size();
-        if (p.size() < 8) return FT_OK;
-        std::vector<uchar> inliers;
-        cv::Mat m = cv::estimateAffinePartial2D(p, q, inliers, cv::RANSAC, 2.0 / scale);
-        if (m.empty()) return FT_OK;
-        int count = 0;
-        for (uchar v : inliers) count += v ? 1 : 0;
-        out->inliers = count;
-        if (count < 6 || count < 0.4 * p.size()) return FT_OK;
-        double a00 = m.at<double>(0, 0), a10 = m.at<double>(1, 0);
-        out->valid = 1;
-        out->dx = m.at<double>(0, 2);
-        out->dy = m.at<double>(1, 2);
-        out->scale = std::hypot(a00, a10);
-        out->rotation_degrees = std::atan2(a10, a00) * 180.0 / M_PI;
-        return FT_OK;
+        return motion(small_gray(previous->mat, scale), small_gray(current->mat, scale), scale, x, y, w, h, out);
     });
 }
 

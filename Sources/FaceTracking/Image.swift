@@ -114,6 +114,15 @@ public final class Image {
         return Array(UnsafeBufferPointer(start: buffer.bytes, count: buffer.count))
     }
 
+    /// A grey copy whose longer side is at most `maxSide` pixels, written into `destination`;
+    /// returns the factor applied (`ft_image_reduce_gray`). Only `BackgroundMotion` reads it.
+    public func reducedGray(maxSide: Int, into destination: Image) throws(FaceTrackingError) -> Double {
+        var error = ft_error()
+        var scale = 1.0
+        try check(ft_image_reduce_gray(handle, Int32(maxSide), destination.handle, &scale, &error), &error)
+        return scale
+    }
+
     /// Mirrors the image left-right in place (`ft_image_flip_horizontal`).
     public func flipHorizontally() throws(FaceTrackingError) {
         var error = ft_error()

@@ -217,6 +217,12 @@ typedef struct ft_motion {
 } ft_motion;
 
 /**
+ * Reduces `source` to a grey copy whose longer side is at most `max_side` pixels (area
+ * interpolation), for `ft_background_motion`; `scale` receives the factor applied (<= 1).
+ */
+ft_status ft_image_reduce_gray(const ft_image *source, int max_side, ft_image *out, double *scale, ft_error *error);
+
+/**
  * Estimates background motion from `previous` to `current` with sparse Lucas–Kanade optical
  * flow on corners outside the box (x,y,w,h pixels, ignored when w <= 0), robust similarity fit
  * (RANSAC). Works on a downscaled grey copy of at most `max_side` pixels.
@@ -224,6 +230,14 @@ typedef struct ft_motion {
 ft_status ft_background_motion(const ft_image *previous, const ft_image *current,
                                double x, double y, double w, double h, int max_side,
                                ft_motion *out, ft_error *error);
+
+/**
+ * The same on two images already reduced by `ft_image_reduce_gray` with factor `scale`; the box
+ * and the results are in the original frame's pixels. The cheap path for a video: each frame
+ * is reduced once and kept as the next call's `previous`.
+ */
+ft_status ft_background_motion_reduced(const ft_image *previous, const ft_image *current, double scale,
+                                       double x, double y, double w, double h, ft_motion *out, ft_error *error);
 
 #ifdef __cplusplus
 }

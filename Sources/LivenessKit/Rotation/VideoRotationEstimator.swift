@@ -11,14 +11,16 @@ import LivenessCore
 public final class VideoRotationEstimator: RotationProvider {
     private let focal: Double
     private let width: Double, height: Double
-    private var previous: Image?
+    private var previous = Image()
+    private var current = Image()
+    private var hasPrevious = false
     private var previousMicroseconds: Int64?
     private var faceBox: Rect?
     /// Frames with an estimate, and frames without one (no texture, or the first frame).
     public private(set) var framesEstimated = 0
     public private(set) var framesUnknown = 0
     /// Downscaled side used for the flow, pixels.
-    public var maxSide = 320
+    public var maxSide = 256
 
     public init(width: Int, height: Int) {
         focal = Double(max(width, height))
@@ -27,20 +29,29 @@ public final class VideoRotationEstimator: RotationProvider {
     }
 
     public func rotation(for frame: Image, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation {
+        // Each frame is reduced to a small grey image once, and kept as the next frame's previous.
+        let scale: Double
+        do {
+            scale = try frame.reducedGray(maxSide: maxSide, into: current)
+        } catch {
+            framesUnknown += 1
+            hasPrevious = false
+            return .unknown
+        }
         defer {
-            if previous == nil { previous = Image() }
-            frame.copy(into: previous!)
+            swap(&previous, &current)
+            hasPrevious = true
             previousMicroseconds = timestampMicroseconds
         }
-        guard let previous, let before = previousMicroseconds, timestampMicroseconds > before,
-              previous.width == frame.width, previous.height == frame.height
+        guard hasPrevious, let before = previousMicroseconds, timestampMicroseconds > before,
+              previous.width == current.width, previous.height == current.height
         else {
             framesUnknown += 1
             return .unknown
         }
         let motion: BackgroundMotion
         do {
-            motion = try BackgroundMotion.estimate(from: previous, to: frame, excluding: excludedRegion(), maxSide: maxSide)
+            motion = try BackgroundMotion.estimate(reducedFrom: previous, to: current, scale: scale, excluding: excludedRegion())
         } catch {
             framesUnknown += 1
             return .unknown
