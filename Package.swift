@@ -1,7 +1,24 @@
 // swift-tools-version:6.0
 // The liveness engine: a C shim over OpenCV and dlib, a Swift overlay, a pure-Swift
 // state machine, the analysis front ends and the `liveness` command.
+import Foundation
 import PackageDescription
+
+/// dlib's landmark fitting runs about 2x faster with AVX2/FMA (measured 2.0 -> 0.97 ms per fit).
+/// dlib is a header library, so the shim's templates are compiled here: like -march=native,
+/// use them when the building CPU has them. LIVENESS_PORTABLE=1 builds for baseline x86-64.
+let vectorFlags: [String] = {
+    if ProcessInfo.processInfo.environment["LIVENESS_PORTABLE"] != nil { return [] }
+    #if arch(x86_64)
+    guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+          let line = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
+    else { return [] }
+    let flags = Set(line.split(separator: " ").map(String.init))
+    return flags.contains("avx2") && flags.contains("fma") ? ["-mavx2", "-mfma"] : []
+    #else
+    return []
+    #endif
+}()
 
 /// The OpenCV modules the shim uses. pkg-config would link all 57; we list the few we need.
 let openCVModules = [
@@ -25,7 +42,7 @@ let package = Package(
             name: "CFaceTracking",
             cxxSettings: [
                 .define("DLIB_NO_GUI_SUPPORT"),
-                .unsafeFlags(["-O2", "-I/usr/include/opencv4", "-fexceptions"]),
+                .unsafeFlags(["-O2", "-I/usr/include/opencv4", "-fexceptions"] + vectorFlags),
             ],
             linkerSettings: [
                 .linkedLibrary("dlib"),
