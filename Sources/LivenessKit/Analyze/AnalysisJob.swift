@@ -73,12 +73,8 @@ public enum AnalysisJob {
 
     private static func analyse(input: String, folder: String, options: AnalyzeOptions, model: LandmarkModel) throws(InputError) -> LivenessReport {
         let source = try FrameSource(path: input)
-        var rotation: RotationProvider?
-        if let motion = options.motionPath {
-            rotation = try SensorRotation(samples: try MotionSamples.load(motion))
-        } else if options.estimateRotation && source.kind == .video {
-            rotation = VideoRotationEstimator(width: source.width, height: source.height)
-        }
+        let rotation = try RotationChoice.provider(motionPath: options.motionPath, estimateFromVideo: options.estimateRotation,
+                                                   source: source)
         let session = try AnalysisSession(source: source, model: model, policy: options.policy, seed: options.seed,
                                           stopAtVerdict: true, rotation: rotation)
         let stills = StillKeeper()
@@ -115,6 +111,7 @@ public enum AnalysisJob {
         let paths = try stills.release(passed: passed, folder: folder)
         var warnings = outcome.warnings
         if let rotation = rotation as? VideoRotationEstimator, let note = rotation.summary { warnings.append(note) }
+        if let rotation = rotation as? SensorRotation, let note = rotation.summary { warnings.append(note) }
         let report = LivenessReport(machine: outcome.machine,
                                     input: ReportInput(source: source, framesDecoded: outcome.framesDecoded),
                                     wallSeconds: outcome.wallSeconds, stills: paths, warnings: warnings)

@@ -6,7 +6,7 @@ public enum TraceCommand {
     public static let spec = CommandSpec(
         name: "trace",
         overview: "Write the face-tracking observations of a video or image, one record per frame.",
-        usage: "<input> [--format csv|jsonl] [--output <file>] [--landmarks] [--policy <file>] [--seed <n>]",
+        usage: "<input> [--format csv|jsonl] [--output <file>] [--landmarks] [--policy <file>] [--seed <n>] [--motion <file>]",
         arguments: [("<input>", "A video (MP4, MOV, AVI, ...) or an image (JPEG, PNG).")],
         options: [
             .option("--format", "FORMAT", "csv (default) or jsonl."),
@@ -14,6 +14,8 @@ public enum TraceCommand {
             .flag("--landmarks", "Also write the 68 landmarks of each frame."),
             .option("--policy", "FILE", "A JSON policy file (absent keys keep the defaults)."),
             .option("--seed", "N", "Seed of the challenge order (default 1)."),
+            .option("--motion", "FILE", "Device-motion samples recorded with the video (docs/motion-format.md)."),
+            .flag("--no-video-rotation", "Do not estimate device rotation from the background."),
             .flag("--detect-every-frame", "Run the HOG detector on every frame instead of tracking (slow; for comparison)."),
         ],
         positionalCount: 1...1)
@@ -45,6 +47,9 @@ public enum TraceCommand {
             tracking.track = !parsed.has("--detect-every-frame")
             let session = try AnalysisSession(source: source, model: model, policy: policy, seed: seed,
                                               keepLandmarks: parsed.has("--landmarks"), stopAtVerdict: false,
+                                              rotation: try RotationChoice.provider(
+                                                  motionPath: parsed.value("--motion"),
+                                                  estimateFromVideo: !parsed.has("--no-video-rotation"), source: source),
                                               tracking: tracking)
             let outcome = try session.run { step in writer.write(step.record) }
             writer.finish()

@@ -21,6 +21,9 @@ public final class VideoRotationEstimator: RotationProvider {
     public private(set) var framesUnknown = 0
     /// Downscaled side used for the flow, pixels.
     public var maxSide = 256
+    /// Below this share of the frame left as background (a face filling a cropped frame), the
+    /// rotation is unknown: hair and shoulders moving with the head would read as rotation.
+    public var minimumBackgroundFraction = 0.2
 
     public init(width: Int, height: Int) {
         focal = Double(max(width, height))
@@ -43,15 +46,17 @@ public final class VideoRotationEstimator: RotationProvider {
             hasPrevious = true
             previousMicroseconds = timestampMicroseconds
         }
+        let excluded = excludedRegion()
         guard hasPrevious, let before = previousMicroseconds, timestampMicroseconds > before,
-              previous.width == current.width, previous.height == current.height
+              previous.width == current.width, previous.height == current.height,
+              backgroundFraction(excluding: excluded) >= minimumBackgroundFraction
         else {
             framesUnknown += 1
             return .unknown
         }
         let motion: BackgroundMotion
         do {
-            motion = try BackgroundMotion.estimate(reducedFrom: previous, to: current, scale: scale, excluding: excludedRegion())
+            motion = try BackgroundMotion.estimate(reducedFrom: previous, to: current, scale: scale, excluding: excluded)
         } catch {
             framesUnknown += 1
             return .unknown
@@ -72,13 +77,20 @@ public final class VideoRotationEstimator: RotationProvider {
         faceBox = measurement.face?.box
     }
 
-    /// The face box widened, and extended down to the bottom of the frame (the body moves with
-    /// the head, it is not background).
+    /// The head (the face box widened by one face width each side and raised by most of a face
+    /// height for the hair) and everything below it down to the bottom of the frame (the body
+    /// moves with the head; it is not background).
     private func excludedRegion() -> Rect? {
         guard let b = faceBox else { return nil }
-        let x0 = max(0, b.x - 0.6 * b.width), x1 = min(width, b.x + 1.6 * b.width)
-        let y0 = max(0, b.y - 0.5 * b.height)
-        return Rect(x: x0, y: y0, width: x1 - x0, height: height - y0)
+        let x0 = max(0, b.x - 1.0 * b.width), x1 = min(width, b.x + 2.0 * b.width)
+        let y0 = max(0, b.y - 0.8 * b.height)
+        return Rect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, height - y0))
+    }
+
+    /// Share of the frame left as background once `excluded` is taken out.
+    private func backgroundFraction(excluding excluded: Rect?) -> Double {
+        guard let e = excluded else { return 1 }
+        return 1 - (e.width * e.height) / (width * height)
     }
 
     /// A warning when the rotation could not be estimated on most frames.
