@@ -162,7 +162,11 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
         if not recipe.get("noFace") and not held:
             p = K @ r.T @ Kinv @ A @ np.array([scene.anchor[0], scene.anchor[1], 1.0])
             face_center = [round(p[0] / p[2] / out_w, 4), round(p[1] / p[2] / out_h, 4)]
-        truth_frames.append({"i": i, "t": round(t, 5), "yaw": round(yaw, 3), "closure": round(closure, 3),
+        # Yaw against the camera's axes: the head's yaw plus the angle of the ray to the face
+        # (a face off the optical axis, or a camera that panned, is seen from the side).
+        yaw_camera = None if face_center is None else yaw + math.degrees(math.atan((face_center[0] - 0.5) * out_w / f))
+        truth_frames.append({"i": i, "t": round(t, 5), "yaw": round(yaw, 3),
+                             "yawCamera": None if yaw_camera is None else round(yaw_camera, 3), "closure": round(closure, 3),
                              "cameraDegPerSec": round(speed, 3), "cameraPan": round(pan, 3), "cameraRoll": round(roll, 3),
                              "faceCenter": face_center})
 
@@ -256,7 +260,6 @@ def encode(frames, times, fps, path, portrait, crf, vfr):
         # the stream says "rotate 90° clockwise to display", as a phone held upright writes it.
         frames = [cv2.rotate(f, cv2.ROTATE_90_COUNTERCLOCKWISE) for f in frames]
         h, w = w, h
-        common += ["-metadata:s:v:0", "rotate=90"]
     tmp = path + ".part.mp4"
     if vfr:
         folder = tempfile.mkdtemp(prefix="gen-vfr-")
@@ -267,11 +270,10 @@ def encode(frames, times, fps, path, portrait, crf, vfr):
                 cv2.imwrite(name, fr, [cv2.IMWRITE_PNG_COMPRESSION, 1])
                 d = (times[k + 1] - times[k]) if k + 1 < len(times) else (times[k] - times[k - 1])
                 listing.append("file '%s'\nduration %.4f\n" % (name, d))
-            listing.append("file '%s'\n" % os.path.join(folder, "f%05d.png" % (len(frames) - 1)))
             with open(os.path.join(folder, "list.txt"), "w") as fh:
                 fh.write("".join(listing))
             cmd = ["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", os.path.join(folder, "list.txt"),
-                   "-vsync", "vfr", "-video_track_timescale", "90000"] + common + [tmp]
+                   "-vsync", "passthrough", "-video_track_timescale", "90000"] + common + [tmp]
             subprocess.run(cmd, check=True)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
@@ -284,6 +286,10 @@ def encode(frames, times, fps, path, portrait, crf, vfr):
         proc.stdin.close()
         if proc.wait() != 0:
             raise RuntimeError("ffmpeg failed for " + path)
+    if portrait:
+        # ffmpeg 5.1 writes the rotation only when remuxing (stream copy).
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", tmp, "-c", "copy", "-metadata:s:v:0", "rotate=90", path + ".rot.mp4"], check=True)
+        os.replace(path + ".rot.mp4", tmp)
     os.replace(tmp, path)
 
 

@@ -10,6 +10,7 @@ public enum LivenessCLI {
 
         SUBCOMMANDS:
           analyze                 Judge recorded selfie videos: verdict, stills and a report per input.
+          regress                 Run the regression suite: generated cases and labelled real clips.
           replay                  Judge a face-tracking trace (CSV, JSONL or arkit-trace/1) without video.
           trace                   Write the face-tracking observations of a video or image, one record per frame.
 
@@ -36,6 +37,8 @@ public enum LivenessCLI {
             return 0
         case "analyze":
             return AnalyzeCommand.run(rest, console: console)
+        case "regress":
+            return RegressCommand.run(rest, console: console)
         case "replay":
             return ReplayCommand.run(rest, console: console)
         case "trace":
@@ -46,5 +49,5 @@ public enum LivenessCLI {
         }
     }
 
-    static var specs: [String: CommandSpec] { ["analyze": AnalyzeCommand.spec, "replay": ReplayCommand.spec, "trace": TraceCommand.spec] }
+    static var specs: [String: CommandSpec] { ["analyze": AnalyzeCommand.spec, "regress": RegressCommand.spec, "replay": ReplayCommand.spec, "trace": TraceCommand.spec] }
 }

@@ -1,0 +1,95 @@
+import Foundation
+
+/// What a generated case must produce under the default policy (`expected.json` beside its
+/// `recipe.json`). Absent keys are not checked. Times are seconds from the first frame.
+public struct CaseExpectation: Codable, Sendable {
+    /// An action's expected outcome: credited or not and, when credited, the window of the
+    /// crediting frame's time (inclusive) and, for a turn, the subject's direction.
+    public struct ActionExpectation: Codable, Sendable {
+        public var credited: Bool
+        public var from: Double?
+        public var to: Double?
+        public var direction: String?
+    }
+    /// The autoshot: framed or fallback, and the window of its time.
+    public struct AutoshotExpectation: Codable, Sendable {
+        public var framed: Bool
+        public var from: Double
+        public var to: Double
+    }
+    /// Tolerance of the video rotation estimate: |estimate − truth| ≤ max(relative·truth, absolute).
+    public struct RotationTolerance: Codable, Sendable {
+        public var relative: Double
+        public var absoluteDegreesPerSecond: Double
+    }
+    public var verdict: String
+    public var reason: String?
+    public var blink: ActionExpectation?
+    public var turn: ActionExpectation?
+    public var autoshot: AutoshotExpectation?
+    /// Window of the verdict's time (timeouts).
+    public var verdictFrom: Double?
+    public var verdictTo: Double?
+    /// Least and greatest fraction of frames with a tracked face.
+    public var faceFoundMin: Double?
+    public var faceFoundMax: Double?
+    /// Largest mean |measured − true| yaw in degrees, measured yaw taken relative to its median
+    /// over the first 0.5 s (the truth starts frontal).
+    public var yawMaxMeanAbsErrorDegrees: Double?
+    /// When present, the video rotation estimate is checked against the true camera speed.
+    public var rotationTolerance: RotationTolerance?
+    /// Rotation sources to run the case with: `video` (estimated from the background, the
+    /// default) and/or `sensor` (the case's motion.csv). Each must give the expected outcome.
+    public var sources: [String]?
+    /// A known engine problem this case shows (reported, never silently accepted).
+    public var knownIssue: String?
+    public var notes: String?
+}
+
+/// The generator's per-frame truth (`truth.json`, schema liveness-generated-truth/1).
+public struct CaseTruth: Codable, Sendable {
+    public struct Frame: Codable, Sendable {
+        public var t: Double
+        /// The head's yaw in the world, degrees (positive: the subject's left).
+        public var yaw: Double
+        /// The head's yaw against the camera's axes (the head's yaw plus the angle of the ray
+        /// to the face): what a camera-relative measurement should give. Nil without a face.
+        public var yawCamera: Double?
+        public var closure: Double
+        public var cameraDegPerSec: Double
+    }
+    public var frames: [Frame]
+}
+
+/// One generated case on disk: Recordings/cases/<name>/ and its rendered output.
+public struct RegressCase: Sendable {
+    public var name: String
+    public var expectation: CaseExpectation
+    /// Rendered video, truth and optional motion sidecar.
+    public var video: String
+    public var truthPath: String
+    public var motionPath: String
+
+    /// The cases under `directory` (folders holding recipe.json and expected.json); their
+    /// output is looked for under `outputDirectory/<name>/`.
+    public static func load(directory: String, outputDirectory: String) throws -> [RegressCase] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        var cases: [RegressCase] = []
+        for name in names {
+            let folder = directory + "/" + name
+            let expectedPath = folder + "/expected.json"
+            guard FileManager.default.fileExists(atPath: folder + "/recipe.json"),
+                  let data = FileManager.default.contents(atPath: expectedPath) else { continue }
+            let expectation: CaseExpectation
+            do {
+                expectation = try JSONDecoder().decode(CaseExpectation.self, from: data)
+            } catch {
+                throw InputError(path: expectedPath, problem: "cannot read the expectation: \(error)")
+            }
+            let out = outputDirectory + "/" + name
+            cases.append(RegressCase(name: name, expectation: expectation, video: out + "/video.mp4",
+                                     truthPath: out + "/truth.json", motionPath: out + "/motion.csv"))
+        }
+        return cases
+    }
+}

@@ -1,0 +1,61 @@
+import FaceTracking
+import Foundation
+
+/// `liveness regress`: the regression suite over the generated cases and the labelled real clips.
+public enum RegressCommand {
+    public static let spec = CommandSpec(
+        name: "regress",
+        overview: "Run the regression suite: generated cases with expected outcomes, and the labelled real clips.",
+        usage: "[<dir> ...] [--jobs <n>] [--recordings <dir>] [--no-real] [--no-generate]",
+        arguments: [("<dir>", "Folders of case folders with recipe.json and expected.json (default: Recordings/cases).")],
+        options: [
+            .option("--jobs", "N", "Worker threads (default: the number of cores)."),
+            .option("--recordings", "DIR", "The real clips with labels.json (default: $LIVENESS_RECORDINGS or ../shared/recordings)."),
+            .flag("--no-real", "Skip the real clips."),
+            .flag("--no-generate", "Do not render missing or stale cases (Tools/generate_cases.py)."),
+        ],
+        positionalCount: 0...64)
+
+    /// Runs the suite; returns 0 when everything matched, 1 on any mismatch, 2 on a usage error
+    /// or when the cases cannot be produced.
+    public static func run(_ arguments: [String], console: Console) -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            parsed = try spec.parse(arguments)
+        } catch {
+            return console.usageError(error, spec: spec)
+        }
+        if parsed.help {
+            console.out(spec.help)
+            return 0
+        }
+        let jobs: Int
+        do {
+            jobs = try parsed.integer("--jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        } catch {
+            return console.usageError(error, spec: spec)
+        }
+        let cwd = FileManager.default.currentDirectoryPath
+        let directories = parsed.positionals.isEmpty ? [cwd + "/Recordings/cases"] : parsed.positionals
+        for d in directories where !FileManager.default.fileExists(atPath: d) {
+            return console.usageError(UsageError("no case folder at \(d) (run from the package root or name the folder)"), spec: spec)
+        }
+        let real: String? = parsed.has("--no-real") ? nil
+            : parsed.value("--recordings") ?? RegressSuite.defaultRealDirectory(packageRoot: RegressSuite.root(of: directories[0]))
+        let suite = RegressSuite(caseDirectories: directories, realDirectory: real)
+        suite.jobs = jobs
+        suite.generate = !parsed.has("--no-generate")
+        do {
+            let model = try LandmarkModel.load()
+            let quiet = !console.isTerminal
+            try suite.run(model: model) { line in if !quiet { console.error(line) } }
+        } catch {
+            console.error("error: \(error)")
+            return 2
+        }
+        console.out(suite.report())
+        console.out(String(format: "regress: cases ready in %.1f s, suite ran in %.1f s with %d jobs: ", suite.generationSeconds,
+                           suite.runSeconds, jobs) + (suite.passed ? "all ok" : "MISMATCH"))
+        return suite.passed ? 0 : 1
+    }
+}

@@ -1,0 +1,173 @@
+import FaceTracking
+import Foundation
+import LivenessCore
+
+/// What one analysis of a recording gave, with the per-frame signals the suite measures.
+/// The video is read to its end (`stopAtVerdict: false`): the verdict and evidence are the
+/// machine's, which ignores frames after its verdict, so they equal those of `liveness analyze`.
+public struct RecordingRun: Sendable {
+    public struct Frame: Sendable {
+        public var seconds: Double
+        public var face: Bool
+        public var faces: Int
+        /// Raw (unfiltered) head yaw, degrees.
+        public var yawDegrees: Double?
+        /// Mean eye closure as the blink rule uses it (nil during warm-up or without a face).
+        public var closureMean: Double?
+        public var rotationDegreesPerSecond: Double?
+    }
+    public var verdict: Verdict
+    public var evidence: Evidence
+    public var frames: [Frame]
+
+    public func action(_ action: Action) -> ActionEvidence? { evidence.actions.first { $0.action == action } }
+
+    /// Analyses `path` with the default policy and seed 1; the rotation comes from `motion`
+    /// (a sidecar) when given, else is estimated from the video.
+    public static func analyse(path: String, motion: String?, model: LandmarkModel,
+                               policy: LivenessPolicy = LivenessPolicy()) throws -> RecordingRun {
+        let source = try FrameSource(path: path)
+        var rotation: RotationProvider?
+        if let motion {
+            rotation = try SensorRotation(samples: try MotionSamples.load(motion))
+        } else if source.kind == .video {
+            rotation = VideoRotationEstimator(width: source.width, height: source.height)
+        }
+        let session = try AnalysisSession(source: source, model: model, policy: policy, seed: 1,
+                                          stopAtVerdict: false, rotation: rotation)
+        var frames: [Frame] = []
+        let outcome = try session.run { step in
+            let r = step.record
+            frames.append(Frame(seconds: r.seconds, face: r.face, faces: r.faces, yawDegrees: r.yawDegrees,
+                                closureMean: step.assessment.eyeClosureMean,
+                                rotationDegreesPerSecond: r.deviceRotationDegreesPerSecond))
+        }
+        let verdict = outcome.machine.verdict ?? Verdict(status: .failed, reason: .inputEnded, timestampMicroseconds: 0, frameIndex: nil)
+        return RecordingRun(verdict: verdict, evidence: outcome.machine.evidence, frames: frames)
+    }
+}
+
+/// The result of one generated case with one rotation source.
+public struct CaseResult: Sendable {
+    public var name: String
+    public var source: String
+    public var expected: String
+    public var got: String
+    /// Every way the outcome differs from the expectation (empty: ok).
+    public var mismatches: [String]
+    /// Measured figures: face found fraction, yaw error, rotation estimate.
+    public var faceFraction: Double
+    public var yawMeanAbsError: Double?
+    public var yawBiasDegrees: Double?
+    public var rotationTruthDegreesPerSecond: Double?
+    public var rotationEstimateDegreesPerSecond: Double?
+    public var knownIssue: String?
+    public var ok: Bool { mismatches.isEmpty }
+}
+
+enum CaseCheck {
+    static func seconds(_ us: Int64) -> Double { Double(us) / 1e6 }
+    static func fmt(_ v: Double) -> String { String(format: "%.2f", v) }
+
+    static func summary(verdict: String, reason: String?, blink: Bool?, turn: Bool?, framed: Bool?) -> String {
+        var s = verdict + (reason.map { "/\($0)" } ?? "")
+        var acts: [String] = []
+        if let blink { acts.append(blink ? "B" : "-b") }
+        if let turn { acts.append(turn ? "T" : "-t") }
+        if !acts.isEmpty { s += " " + acts.joined() }
+        if let framed { s += framed ? " framed" : " fallback" }
+        return s
+    }
+
+    /// Compares a run with the case's expectation and truth.
+    static func check(_ c: RegressCase, source: String, run: RecordingRun, truth: CaseTruth?) -> CaseResult {
+        let e = c.expectation
+        var problems: [String] = []
+        let gotVerdict = run.verdict.status.rawValue
+        let gotReason = run.verdict.reason?.rawValue
+        if gotVerdict != e.verdict || gotReason != e.reason {
+            problems.append("verdict \(gotVerdict)/\(gotReason ?? "-"), expected \(e.verdict)/\(e.reason ?? "-")")
+        }
+        let vt = seconds(run.verdict.timestampMicroseconds)
+        if let from = e.verdictFrom, vt < from { problems.append("verdict at \(fmt(vt)) s, expected from \(fmt(from)) s") }
+        if let to = e.verdictTo, vt > to { problems.append("verdict at \(fmt(vt)) s, expected by \(fmt(to)) s") }
+        for (name, action, expectation) in [("blink", Action.blink, e.blink), ("turn", Action.turnHead, e.turn)] {
+            guard let expectation else { continue }
+            let got = run.action(action)
+            if expectation.credited != (got != nil) {
+                problems.append(got.map { "\(name) credited at \(fmt(seconds($0.timestampMicroseconds))) s (value \(fmt($0.value)))" }
+                                ?? "\(name) not credited")
+                continue
+            }
+            guard let got else { continue }
+            let t = seconds(got.timestampMicroseconds)
+            if let from = expectation.from, t < from - 1e-6 { problems.append("\(name) credited at \(fmt(t)) s, before \(fmt(from)) s") }
+            if let to = expectation.to, t > to + 1e-6 { problems.append("\(name) credited at \(fmt(t)) s, after \(fmt(to)) s") }
+            if let d = expectation.direction, d != got.direction?.rawValue {
+                problems.append("turn to the \(got.direction?.rawValue ?? "?"), expected \(d)")
+            }
+        }
+        let shot = run.evidence.autoshot
+        if let a = e.autoshot {
+            if let shot {
+                let t = seconds(shot.timestampMicroseconds)
+                if shot.framed != a.framed { problems.append("autoshot \(shot.framed ? "framed" : "fallback"), expected \(a.framed ? "framed" : "fallback")") }
+                if t < a.from - 1e-6 || t > a.to + 1e-6 { problems.append("autoshot at \(fmt(t)) s, expected \(fmt(a.from))–\(fmt(a.to)) s") }
+            } else {
+                problems.append("no autoshot")
+            }
+        }
+        let faceFraction = run.frames.isEmpty ? 0 : Double(run.frames.filter(\.face).count) / Double(run.frames.count)
+        if let m = e.faceFoundMin, faceFraction < m { problems.append("face found on \(fmt(faceFraction * 100))% of frames, expected ≥ \(fmt(m * 100))%") }
+        if let m = e.faceFoundMax, faceFraction > m { problems.append("face found on \(fmt(faceFraction * 100))% of frames, expected ≤ \(fmt(m * 100))%") }
+
+        var result = CaseResult(name: c.name, source: source,
+                                expected: summary(verdict: e.verdict, reason: e.reason, blink: e.blink?.credited, turn: e.turn?.credited,
+                                                  framed: e.autoshot?.framed),
+                                got: summary(verdict: gotVerdict, reason: gotReason,
+                                             blink: e.blink == nil ? nil : run.action(.blink) != nil,
+                                             turn: e.turn == nil ? nil : run.action(.turnHead) != nil,
+                                             framed: e.autoshot == nil ? nil : shot?.framed),
+                                mismatches: [], faceFraction: faceFraction, knownIssue: e.knownIssue)
+        if let truth, truth.frames.count == run.frames.count {
+            // Yaw: measured relative to its median over the first 0.5 s, against the truth.
+            let early = run.frames.filter { $0.seconds < 0.5 }.compactMap(\.yawDegrees).sorted()
+            if !early.isEmpty {
+                let base = early[early.count / 2]
+                let earlyTruth = truth.frames.filter { $0.t < 0.5 }.map { $0.yawCamera ?? $0.yaw }.sorted()
+                let t0 = earlyTruth.isEmpty ? 0 : earlyTruth[earlyTruth.count / 2]
+                var errors: [Double] = []
+                for (f, t) in zip(run.frames, truth.frames) { if let y = f.yawDegrees { errors.append((y - base) - ((t.yawCamera ?? t.yaw) - t0)) } }
+                if !errors.isEmpty {
+                    result.yawMeanAbsError = errors.map(abs).reduce(0, +) / Double(errors.count)
+                    result.yawBiasDegrees = errors.reduce(0, +) / Double(errors.count)
+                }
+            }
+            if let m = e.yawMaxMeanAbsErrorDegrees {
+                if let err = result.yawMeanAbsError {
+                    if err > m { problems.append("yaw mean abs error \(fmt(err))°, expected ≤ \(fmt(m))°") }
+                } else { problems.append("no yaw measured") }
+            }
+            // Rotation: mean estimate over the frames where the camera turns, against the mean truth.
+            let moving = zip(run.frames, truth.frames).filter { $0.1.cameraDegPerSec > 1 }
+            if !moving.isEmpty {
+                let truthMean = moving.map(\.1.cameraDegPerSec).reduce(0, +) / Double(moving.count)
+                let estimates = moving.compactMap(\.0.rotationDegreesPerSecond)
+                result.rotationTruthDegreesPerSecond = truthMean
+                if !estimates.isEmpty { result.rotationEstimateDegreesPerSecond = estimates.reduce(0, +) / Double(estimates.count) }
+                if let tol = e.rotationTolerance {
+                    if let est = result.rotationEstimateDegreesPerSecond {
+                        let allowed = max(tol.relative * truthMean, tol.absoluteDegreesPerSecond)
+                        if abs(est - truthMean) > allowed {
+                            problems.append("rotation estimate \(fmt(est)) °/s, truth \(fmt(truthMean)) °/s (allowed ±\(fmt(allowed)))")
+                        }
+                    } else { problems.append("no rotation estimate while the camera turned") }
+                }
+            }
+        } else if e.yawMaxMeanAbsErrorDegrees != nil || e.rotationTolerance != nil {
+            problems.append("truth.json missing or its frame count differs from the video's")
+        }
+        result.mismatches = problems
+        return result
+    }
+}

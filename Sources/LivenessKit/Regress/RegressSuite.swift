@@ -1,0 +1,218 @@
+import FaceTracking
+import Foundation
+import LivenessCore
+
+/// The regression suite: the generated cases (rendered by Tools/generate_cases.py when missing
+/// or stale) and, when present, the labelled real recordings. Runs on `jobs` worker threads,
+/// each with its own tracker; the landmark model is shared.
+public final class RegressSuite: @unchecked Sendable {
+    /// Folders of case folders (each with recipe.json and expected.json).
+    public var caseDirectories: [String]
+    /// The folder with labels.json and the real clips, or nil to skip them.
+    public var realDirectory: String?
+    public var jobs = 2
+    /// Render missing or stale cases before running.
+    public var generate = true
+
+    public private(set) var caseResults: [CaseResult] = []
+    public private(set) var realResults: [RealClipResult] = []
+    public private(set) var generationSeconds = 0.0
+    public private(set) var runSeconds = 0.0
+
+    public init(caseDirectories: [String], realDirectory: String?) {
+        self.caseDirectories = caseDirectories
+        self.realDirectory = realDirectory
+    }
+
+    /// The problem that stops the generated cases from being produced (no python3 with OpenCV,
+    /// no photo): the suite cannot run them.
+    public struct GenerationError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The package root for a case folder `<root>/Recordings/cases`.
+    static func root(of directory: String) -> String {
+        URL(fileURLWithPath: directory).standardizedFileURL.deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    static func outputDirectory(for directory: String) -> String {
+        URL(fileURLWithPath: directory).standardizedFileURL.deletingLastPathComponent().path + "/.cache/cases"
+    }
+
+    /// The real recordings folder: $LIVENESS_RECORDINGS, or ../shared/recordings beside the package.
+    public static func defaultRealDirectory(packageRoot: String) -> String? {
+        if let env = ProcessInfo.processInfo.environment["LIVENESS_RECORDINGS"], !env.isEmpty { return env }
+        let path = URL(fileURLWithPath: packageRoot).standardizedFileURL.deletingLastPathComponent().path + "/shared/recordings"
+        return FileManager.default.fileExists(atPath: path + "/labels.json") ? path : nil
+    }
+
+    /// Renders the cases of `directory` that are missing or stale, with the generator of the
+    /// package the folder belongs to. The photo's landmarks are found in-process (so no engine
+    /// binary is needed) and handed to the generator.
+    public static func generate(directory: String, model: LandmarkModel, log: (String) -> Void) throws(GenerationError) {
+        let root = root(of: directory)
+        let script = root + "/Tools/generate_cases.py"
+        let photo = root + "/Recordings/.cache/astronaut.png"
+        guard FileManager.default.fileExists(atPath: script) else { throw GenerationError(description: "no generator at \(script)") }
+        guard FileManager.default.fileExists(atPath: photo) else {
+            throw GenerationError(description: "no photo at \(photo): run Tools/setup.sh (it fetches the astronaut portrait)")
+        }
+        let landmarksPath = root + "/Recordings/.cache/astronaut-landmarks.json"
+        if !FileManager.default.fileExists(atPath: landmarksPath) {
+            do {
+                let source = try FrameSource(path: photo)
+                let session = try AnalysisSession(source: source, model: model, policy: LivenessPolicy(), seed: 1,
+                                                  keepLandmarks: true, stopAtVerdict: false)
+                var points: [Double]?
+                _ = try session.run { step in if points == nil { points = step.record.landmarks } }
+                guard let points else { throw GenerationError(description: "no face found on \(photo)") }
+                let json = "{\"landmarks\": [" + points.map { String($0) }.joined(separator: ", ") + "]}\n"
+                try AtomicFile.write(Array(json.utf8), to: landmarksPath)
+            } catch let error as GenerationError {
+                throw error
+            } catch {
+                throw GenerationError(description: "cannot find the photo's landmarks: \(error)")
+            }
+        }
+        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [python, script, "--cases", directory, "--out", outputDirectory(for: directory),
+                             "--photo", photo, "--landmarks", landmarksPath]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        do {
+            try process.run()
+        } catch {
+            throw GenerationError(description: "cannot run \(python): \(error); run Tools/setup.sh")
+        }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw GenerationError(description: "the generator failed (\(python) \(script)); run Tools/setup.sh to install python3-opencv and ffmpeg:\n" + output)
+        }
+        if let last = output.split(separator: "\n").last { log(String(last)) }
+    }
+
+    private final class WorkState: @unchecked Sendable {
+        let lock = NSLock()
+        var next = 0
+        var cases: [(Int, CaseResult)] = []
+        var reals: [(Int, RealClipResult)] = []
+    }
+
+    private enum Task: Sendable {
+        case generated(RegressCase, source: String)
+        case real(RealClip)
+    }
+
+    /// Runs everything. Throws only when the generated cases cannot be produced.
+    public func run(model: LandmarkModel, log: @escaping @Sendable (String) -> Void) throws {
+        let clock = ContinuousClock()
+        var start = clock.now
+        var tasks: [Task] = []
+        for directory in caseDirectories {
+            if generate { try RegressSuite.generate(directory: directory, model: model, log: log) }
+            for c in try RegressCase.load(directory: directory, outputDirectory: RegressSuite.outputDirectory(for: directory)) {
+                for source in c.expectation.sources ?? ["video"] { tasks.append(.generated(c, source: source)) }
+            }
+        }
+        generationSeconds = seconds(clock.now - start)
+        if let realDirectory {
+            for clip in try RealClip.load(directory: realDirectory) { tasks.append(.real(clip)) }
+        }
+        // Longest first: the real clips are the long ones.
+        tasks.sort { if case .real = $0, case .generated = $1 { return true } else { return false } }
+        start = clock.now
+        let state = WorkState()
+        let group = DispatchGroup()
+        let taskList = tasks
+        for _ in 0..<max(1, min(jobs, tasks.count)) {
+            group.enter()
+            let thread = Thread {
+                while true {
+                    let index: Int = state.lock.withLock { defer { state.next += 1 }; return state.next }
+                    guard index < taskList.count else { break }
+                    switch taskList[index] {
+                    case .generated(let c, let source):
+                        let result = RegressSuite.runCase(c, source: source, model: model)
+                        state.lock.withLock { state.cases.append((index, result)) }
+                        log("\(result.ok ? "ok  " : "FAIL") \(c.name) [\(source)]")
+                    case .real(let clip):
+                        let result = RealClipCheck.run(clip, model: model)
+                        state.lock.withLock { state.reals.append((index, result)) }
+                        log("\(result.ok ? "ok  " : "FAIL") \(clip.file)")
+                    }
+                }
+                group.leave()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        group.wait()
+        caseResults = state.cases.sorted { ($0.1.name, $0.1.source) < ($1.1.name, $1.1.source) }.map(\.1)
+        realResults = state.reals.sorted { $0.0 < $1.0 }.map(\.1).sorted { $0.file < $1.file }
+        runSeconds = seconds(clock.now - start)
+    }
+
+    static func runCase(_ c: RegressCase, source: String, model: LandmarkModel) -> CaseResult {
+        guard FileManager.default.fileExists(atPath: c.video) else {
+            return CaseResult(name: c.name, source: source, expected: c.expectation.verdict, got: "missing",
+                              mismatches: ["no video at \(c.video): run Tools/setup.sh or Tools/generate_cases.py"], faceFraction: 0)
+        }
+        let truth = FileManager.default.contents(atPath: c.truthPath).flatMap { try? JSONDecoder().decode(CaseTruth.self, from: $0) }
+        do {
+            let run = try RecordingRun.analyse(path: c.video, motion: source == "sensor" ? c.motionPath : nil, model: model)
+            return CaseCheck.check(c, source: source, run: run, truth: truth)
+        } catch {
+            return CaseResult(name: c.name, source: source, expected: c.expectation.verdict, got: "error",
+                              mismatches: ["\(error)"], faceFraction: 0)
+        }
+    }
+
+    private func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+
+    /// True when every case and every real clip gave its expected outcome.
+    public var passed: Bool { caseResults.allSatisfy(\.ok) && realResults.allSatisfy(\.ok) }
+
+    /// The report: a table per part, the measured figures, blink precision/recall.
+    public func report() -> String {
+        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+        func f1(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
+        var out = "GENERATED CASES\n"
+        out += pad("case", 30) + pad("source", 8) + pad("expected", 30) + pad("got", 30) + pad("ok", 5)
+            + pad("face%", 7) + pad("yawErr°", 9) + pad("yawBias°", 10) + "rot truth/est °/s\n"
+        for r in caseResults {
+            let rot = r.rotationTruthDegreesPerSecond.map { "\(f1($0))/\(f1(r.rotationEstimateDegreesPerSecond))" } ?? "-"
+            out += pad(r.name, 30) + pad(r.source, 8) + pad(r.expected, 30) + pad(r.got, 30) + pad(r.ok ? "ok" : "FAIL", 5)
+                + pad(String(format: "%.0f", r.faceFraction * 100), 7) + pad(f1(r.yawMeanAbsError), 9) + pad(f1(r.yawBiasDegrees), 10) + rot + "\n"
+            for m in r.mismatches { out += "    - \(m)\n" }
+            if let k = r.knownIssue { out += "    known issue: \(k)\n" }
+        }
+        let bad = caseResults.filter { !$0.ok }.count
+        out += "\(caseResults.count - bad) of \(caseResults.count) generated runs ok\n"
+        if realDirectory == nil {
+            out += "\nREAL CLIPS: skipped (no ../shared/recordings beside the package; set LIVENESS_RECORDINGS to a folder with labels.json)\n"
+            return out
+        }
+        out += "\nREAL CLIPS (\(realDirectory!))\n"
+        out += pad("clip", 34) + pad("must", 44) + pad("got", 44) + "ok\n"
+        for r in realResults {
+            out += pad(r.file, 34) + pad(r.expected, 44) + pad(r.got, 44) + (r.ok ? "ok" : "FAIL") + "\n"
+            for m in r.mismatches { out += "    - \(m)\n" }
+        }
+        for (title, subset) in [("all labelled clips", realResults.filter { !$0.labelled.isEmpty || !$0.episodes.isEmpty }),
+                                ("clips whose labels were checked by eye", realResults.filter { $0.checked })] {
+            let episodes = subset.map(\.episodes.count).reduce(0, +)
+            let labels = subset.map(\.labelled.count).reduce(0, +)
+            let tp = subset.map(\.matchedEpisodes).reduce(0, +)
+            let hit = subset.map(\.matchedLabels).reduce(0, +)
+            let precision = episodes == 0 ? 1 : Double(tp) / Double(episodes)
+            let recall = labels == 0 ? 1 : Double(hit) / Double(labels)
+            out += String(format: "blink precision %.2f (%d of %d episodes of mean closure ≥ 0.22), recall %.2f (%d of %d labelled blinks, ±0.2 s)",
+                          precision, tp, episodes, recall, hit, labels) + " on \(title)\n"
+        }
+        return out
+    }
+}
