@@ -12,6 +12,7 @@ packages=(
   pkg-config
   ffmpeg               # builds the sample clips from the astronaut portrait; tests make rotated clips
   python3 python3-pip unzip
+  python3-opencv python3-numpy  # Tools/generate_cases.py renders the generated regression cases
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -43,5 +44,13 @@ if [ ! -s "$cache/astronaut-still.mp4" ]; then
   ffmpeg -v error -y -loop 1 -i "$cache/astronaut.png" -t 5 -r 25 -c:v libx264 -pix_fmt yuv420p \
     "$cache/astronaut-still.mp4.part.mp4"
   mv "$cache/astronaut-still.mp4.part.mp4" "$cache/astronaut-still.mp4"
+fi
+# The generated regression cases (Recordings/cases/*/recipe.json) rendered into
+# Recordings/.cache/cases; the generator skips cases that are up to date. It needs the engine
+# for the photo's landmarks; without a build yet, `liveness regress` renders them itself.
+if [ -x .build/release/liveness ]; then
+  /usr/bin/python3 Tools/generate_cases.py
+else
+  echo "setup: the engine is not built yet; 'liveness regress' will render the generated cases"
 fi
 echo "setup: ready"

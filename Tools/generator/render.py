@@ -106,11 +106,10 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
 
     # Frame times: constant rate, or variable with a seeded jitter.
     if "vfr" in recipe:
-        lo, hi = recipe["vfr"]
-        times, t = [], 0.0
-        while t < seconds:
-            times.append(round(t, 4))
-            t += float(rng.uniform(lo, hi))
+        # Variable frame rate with exact timestamps: t_n = n/rate + jitter*sin(2.3 n), which
+        # ffmpeg's setpts reproduces (intervals between 1/rate - 2 jitter and 1/rate + 2 jitter).
+        base, jitter = recipe["vfr"]["rate"], recipe["vfr"]["jitter"]
+        times = [n / base + jitter * math.sin(2.3 * n) for n in range(int(seconds * base))]
     else:
         times = [i / fps for i in range(int(round(seconds * fps)))]
 
@@ -164,7 +163,7 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
             face_center = [round(p[0] / p[2] / out_w, 4), round(p[1] / p[2] / out_h, 4)]
         # Yaw against the camera's axes: the head's yaw plus the angle of the ray to the face
         # (a face off the optical axis, or a camera that panned, is seen from the side).
-        yaw_camera = None if face_center is None else yaw + math.degrees(math.atan((face_center[0] - 0.5) * out_w / f))
+        yaw_camera = None if face_center is None else yaw - math.degrees(math.atan((face_center[0] - 0.5) * out_w / f))
         truth_frames.append({"i": i, "t": round(t, 5), "yaw": round(yaw, 3),
                              "yawCamera": None if yaw_camera is None else round(yaw_camera, 3), "closure": round(closure, 3),
                              "cameraDegPerSec": round(speed, 3), "cameraPan": round(pan, 3), "cameraRoll": round(roll, 3),
@@ -172,7 +171,7 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
 
     os.makedirs(out_dir, exist_ok=True)
     video = os.path.join(out_dir, "video.mp4")
-    encode(frames, times, fps, video, portrait, recipe.get("crf", 28), "vfr" in recipe)
+    encode(frames, times, recipe["vfr"]["rate"] if "vfr" in recipe else fps, video, portrait, recipe.get("crf", 28), recipe.get("vfr"))
     if recipe.get("motionSidecar"):
         write_motion(recipe, os.path.join(out_dir, "motion.csv"), times[-1])
     truth = {"schema": "liveness-generated-truth/1", "recipe": recipe, "width": out_w, "height": out_h,
@@ -261,25 +260,11 @@ def encode(frames, times, fps, path, portrait, crf, vfr):
         frames = [cv2.rotate(f, cv2.ROTATE_90_COUNTERCLOCKWISE) for f in frames]
         h, w = w, h
     tmp = path + ".part.mp4"
-    if vfr:
-        folder = tempfile.mkdtemp(prefix="gen-vfr-")
-        try:
-            listing = []
-            for k, fr in enumerate(frames):
-                name = os.path.join(folder, "f%05d.png" % k)
-                cv2.imwrite(name, fr, [cv2.IMWRITE_PNG_COMPRESSION, 1])
-                d = (times[k + 1] - times[k]) if k + 1 < len(times) else (times[k] - times[k - 1])
-                listing.append("file '%s'\nduration %.4f\n" % (name, d))
-            with open(os.path.join(folder, "list.txt"), "w") as fh:
-                fh.write("".join(listing))
-            cmd = ["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", os.path.join(folder, "list.txt"),
-                   "-vsync", "passthrough", "-video_track_timescale", "90000"] + common + [tmp]
-            subprocess.run(cmd, check=True)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-    else:
+    if True:
         cmd = ["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgr24", "-s", "%dx%d" % (w, h),
-               "-r", str(fps), "-i", "-"] + common + ["-r", str(fps), tmp]
+               "-r", str(fps), "-i", "-"] + common + (
+            ["-vf", "settb=1/90000,setpts='(N/%s+%s*sin(2.3*N))/TB'" % (vfr["rate"], vfr["jitter"]), "-vsync", "passthrough", "-enc_time_base", "1:90000",
+             "-video_track_timescale", "90000"] if vfr else ["-r", str(fps)]) + [tmp]
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
         for fr in frames:
             proc.stdin.write(np.ascontiguousarray(fr).tobytes())
