@@ -12,8 +12,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -231,8 +229,6 @@ ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int heig
         }
     }
     out->detect_ms += milliseconds_since(start);
-    if (std::getenv("FT_DEBUG"))
-        for (auto &c : candidates) std::fprintf(stderr, "candidate %.0f %.0f %.0f %.0f score %.3f\n", c.x, c.y, c.w, c.h, c.score);
     // The best detection counts at the configured threshold (a real face turning or closing
     // its eyes can score near 0); any further one must be confident, so that a weak hit on a
     // badge or a patch is not a second face (HOG scores of real faces here: 0.6 to 3.0).

@@ -1,5 +1,9 @@
 import CFaceTracking
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// dlib's 68-point landmark model, loaded once per process and shared by every tracker
 /// (`ft_model_load`). Loading the same path again returns the already loaded model.
 public final class LandmarkModel: @unchecked Sendable {
@@ -45,7 +49,3 @@ private func environment(_ name: String) -> String? {
     let string = String(cString: value)
     return string.isEmpty ? nil : string
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -28,16 +28,8 @@ public enum AnalyzeCommand {
     /// Runs the command; exit code 0 when every verdict passed, 1 when some failed, 2 on a
     /// usage error or when some input could not be analysed (the others still are).
     public static func run(_ arguments: [String], console: Console) -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try spec.parse(arguments)
-        } catch {
-            return console.usageError(error, spec: spec)
-        }
-        if parsed.help {
-            console.out(spec.help)
-            return 0
-        }
+        let begun = spec.begin(arguments, console: console)
+        guard let parsed = begun.parsed else { return begun.exitCode }
         var options = AnalyzeOptions()
         var inputs = InputList(parsed.positionals)
         let jobs: Int

@@ -107,6 +107,24 @@ public struct CommandSpec: Sendable {
     }
 }
 
+extension CommandSpec {
+    /// Parses a command's arguments the way every subcommand starts: on `--help` prints the help
+    /// and returns nil with exit code 0; on a usage error prints it with the usage line and
+    /// returns nil with exit code 2.
+    func begin(_ arguments: [String], console: Console) -> (parsed: ParsedArguments?, exitCode: Int32) {
+        do {
+            let parsed = try parse(arguments)
+            if parsed.help {
+                console.out(help)
+                return (nil, 0)
+            }
+            return (parsed, 0)
+        } catch {
+            return (nil, console.usageError(error, spec: self))
+        }
+    }
+}
+
 /// The result of parsing a command line.
 public struct ParsedArguments: Sendable {
     public var positionals: [String] = []

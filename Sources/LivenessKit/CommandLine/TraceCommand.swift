@@ -22,16 +22,8 @@ public enum TraceCommand {
 
     /// Runs the command; returns the exit code (0 ok, 2 usage or input error).
     public static func run(_ arguments: [String], console: Console) -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try spec.parse(arguments)
-        } catch {
-            return console.usageError(error, spec: spec)
-        }
-        if parsed.help {
-            console.out(spec.help)
-            return 0
-        }
+        let begun = spec.begin(arguments, console: console)
+        guard let parsed = begun.parsed else { return begun.exitCode }
         do {
             guard let format = TraceFormat(rawValue: parsed.value("--format") ?? "csv") else {
                 throw UsageError("--format must be csv or jsonl, not '\(parsed.value("--format")!)'")

@@ -20,16 +20,8 @@ public enum ReplayCommand {
     /// Runs the command; returns the exit code: 0 passed, 1 failed verdict, 2 usage or input
     /// error (one line on standard error, `error: FILE:LINE: problem` for a malformed trace).
     public static func run(_ arguments: [String], console: Console) -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try spec.parse(arguments)
-        } catch {
-            return console.usageError(error, spec: spec)
-        }
-        if parsed.help {
-            console.out(spec.help)
-            return 0
-        }
+        let begun = spec.begin(arguments, console: console)
+        guard let parsed = begun.parsed else { return begun.exitCode }
         do {
             let policy = try PolicyFile.load(parsed.value("--policy"))
             let seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
