@@ -1,0 +1,38 @@
+import FaceTracking
+import Foundation
+import XCTest
+
+@testable import LivenessKit
+
+/// The regression suite in-process: every generated case of Recordings/cases (rendered by
+/// Tools/generate_cases.py when missing or stale) must give its expected outcome, and, when
+/// ../shared/recordings (or $LIVENESS_RECORDINGS) is present, every `must` of the real clips.
+/// Skips only when the generated cases cannot be produced (no python3-opencv, ffmpeg or photo).
+final class RegressionSuiteTests: XCTestCase {
+    private var packageRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    func testGeneratedCasesAndRealClipsGiveTheirExpectedOutcomes() throws {
+        let cases = packageRoot + "/Recordings/cases"
+        let model = try LandmarkModel.load()
+        do {
+            try RegressSuite.generate(directory: cases, model: model) { _ in }
+        } catch {
+            throw XCTSkip("the generated cases cannot be produced: \(error)")
+        }
+        let suite = RegressSuite(caseDirectories: [cases], realDirectory: RegressSuite.defaultRealDirectory(packageRoot: packageRoot))
+        suite.generate = false
+        suite.jobs = ProcessInfo.processInfo.activeProcessorCount
+        try suite.run(model: model) { _ in }
+        XCTAssertGreaterThanOrEqual(suite.caseResults.count, 25, "expected at least 25 generated runs")
+        let report = suite.report()
+        XCTAssertTrue(suite.passed, "regression mismatches:\n" + report)
+    }
+
+    func testRegressRejectsAMissingFolder() {
+        let console = Console.capturing()
+        XCTAssertEqual(LivenessCLI.run(["regress", "/nonexistent/cases"], console: console), 2)
+        XCTAssertTrue(console.errors.contains("no case folder"))
+    }
+}
