@@ -75,6 +75,13 @@ class Scene:
 
     def __init__(self, photo, landmarks, out_size, face_fraction):
         self.photo = cv2.copyMakeBorder(photo, PAD, PAD, PAD, PAD, cv2.BORDER_REFLECT)
+        # Above the photo a mirror would show the head upside down: continue the backdrop
+        # instead (the top row stretched upwards, softened, with a faint mottle).
+        top = cv2.copyMakeBorder(photo[:1], PAD - 1, 0, PAD, PAD, cv2.BORDER_REPLICATE)
+        top = cv2.copyMakeBorder(top[:, PAD:-PAD], 0, 0, PAD, PAD, cv2.BORDER_REFLECT)
+        top = cv2.GaussianBlur(top, (0, 0), 9)
+        mottle = cv2.resize(np.random.default_rng(3).normal(0, 5, (PAD // 32 + 1, top.shape[1] // 32 + 1)), (top.shape[1], PAD))
+        self.photo[:PAD] = np.clip(top.astype(np.float64) + mottle[..., None], 0, 255).astype(np.uint8)
         pts = np.asarray(landmarks, dtype=np.float64).reshape(68, 2) + PAD
         face_width = float(pts[16, 0] - pts[0, 0])
         # The camera that films the scene has the focal length the engine assumes (the output's
