@@ -136,6 +136,11 @@ namespace {
 constexpr int kMaxFailedVerifies = 3;
 /// HOG score a detection needs to count as a face when a better one exists on the frame.
 constexpr double kSecondaryFaceScore = 0.5;
+/// A confirmed track is re-anchored on the detector's box only below this overlap (IoU).
+constexpr double kReanchorOverlap = 0.7;
+/// Movement of the face box between frames, as a fraction of its width, above which the
+/// landmarks are fitted a second time in the box the first fit found.
+constexpr double kRefitMotion = 0.03;
 
 void learn_offsets(ft_tracker &t, const cv::Rect2d &box, const double *points) {
     cv::Rect2d lb = landmark_bounds(points);
@@ -264,36 +269,65 @@ ft_status track(ft_tracker &t, ft_observation *out, int width, int height) {
     auto start = Clock::now();
     fit(t, t.box, out->landmarks);
     cv::Rect2d next = box_from_landmarks(t, out->landmarks);
+    // A fast-moving face (a face being brought into the guide moves 10 px a frame and more):
+    // the landmarks fitted in last frame's box lag behind and squash the eyes, which reads as
+    // a blink. Fit again in the box the first pass found.
+    double moved = std::hypot(next.x + next.width / 2 - (t.box.x + t.box.width / 2),
+                              next.y + next.height / 2 - (t.box.y + t.box.height / 2));
+    if (moved > kRefitMotion * t.box.width && plausible(next, t.box, width, height)) {
+        fit(t, next, out->landmarks);
+        next = box_from_landmarks(t, out->landmarks);
+    }
     out->landmarks_ms += milliseconds_since(start);
     if (!plausible(next, t.box, width, height)) return full_detection(t, out, width, height);
     t.box = next;
     out->source = FT_SOURCE_TRACKED;
     out->faces = t.last_face_count;
 
-    if (++t.frames_since_scan >= std::max(1, t.config.verify_interval) * 6) {
-        // Now and then scan the whole frame (at the face's scale) to count faces and confirm.
-        return full_detection(t, out, width, height);
-    }
-    if (++t.frames_since_verify >= std::max(1, t.config.verify_interval)) {
+    int interval = std::max(1, t.config.verify_interval);
+    bool scan = ++t.frames_since_scan >= interval * 6;
+    bool verify = ++t.frames_since_verify >= interval;
+    if (scan || verify) {
+        // Confirm the face with HOG: near the box every few frames, and now and then over the
+        // whole frame at the face's scale (which also counts the faces on the frame).
         t.frames_since_verify = 0;
         start = Clock::now();
-        cv::Rect roi((int)(t.box.x - 0.5 * t.box.width), (int)(t.box.y - 0.5 * t.box.height), (int)(2 * t.box.width),
-                     (int)(2 * t.box.height));
-        auto found = detect(t.detector, t.gray, roi, std::min(2.0, kTargetFacePixels / std::max(1.0, t.box.width)),
-                            t.config.detection_threshold);
+        double scale = std::min(2.0, kTargetFacePixels / std::max(1.0, t.box.width));
+        std::vector<ft_candidate> found;
+        if (scan) {
+            t.frames_since_scan = 0;
+            found = detect(t.detector, t.gray, cv::Rect(0, 0, width, height), scale, t.config.detection_threshold);
+            found.erase(std::remove_if(found.begin() + std::min<size_t>(1, found.size()), found.end(),
+                                       [](const ft_candidate &c) { return c.score < kSecondaryFaceScore; }),
+                        found.end());
+            copy_candidates(found, out);
+            t.last_face_count = std::max(1, (int)found.size());
+            out->faces = t.last_face_count;
+        } else {
+            cv::Rect roi((int)(t.box.x - 0.5 * t.box.width), (int)(t.box.y - 0.5 * t.box.height),
+                         (int)(2 * t.box.width), (int)(2 * t.box.height));
+            found = detect(t.detector, t.gray, roi, scale, t.config.detection_threshold);
+        }
         out->detect_ms += milliseconds_since(start);
         int match = -1;
-        for (size_t i = 0; i < found.size(); ++i)
-            if (iou(to_rect(found[i]), t.box) > 0.3) { match = (int)i; break; }
+        double best = 0.3;
+        for (size_t i = 0; i < found.size(); ++i) {
+            double overlap = iou(to_rect(found[i]), t.box);
+            if (overlap > best) best = overlap, match = (int)i;
+        }
         if (match >= 0) {
-            // Confirmed: re-anchor on the detector's box so that tracking never drifts.
             t.failed_verifies = 0;
-            t.box = to_rect(found[match]);
-            start = Clock::now();
-            fit(t, t.box, out->landmarks);
-            out->landmarks_ms += milliseconds_since(start);
-            learn_offsets(t, t.box, out->landmarks);
             out->source = FT_SOURCE_VERIFIED;
+            if (best < kReanchorOverlap) {
+                // The track has drifted from where HOG sees the face: re-anchor on the
+                // detector's box. (Re-anchoring on every confirmation would make the landmarks,
+                // and the yaw, jump by a degree or two every few frames.)
+                t.box = to_rect(found[match]);
+                start = Clock::now();
+                fit(t, t.box, out->landmarks);
+                out->landmarks_ms += milliseconds_since(start);
+                learn_offsets(t, t.box, out->landmarks);
+            }
         } else if (++t.failed_verifies >= kMaxFailedVerifies) {
             // HOG has not seen a face near the box for a while: the track is lost.
             t.tracking = false;
