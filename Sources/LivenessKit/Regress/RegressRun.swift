@@ -27,19 +27,21 @@ public struct RecordingRun: Sendable {
     public static func analyse(path: String, motion: String?, model: LandmarkModel,
                                policy: LivenessPolicy = LivenessPolicy()) throws -> RecordingRun {
         let source = try FrameSource(path: path)
-        var rotation: RotationProvider?
-        if let motion {
-            rotation = try SensorRotation(samples: try MotionSamples.load(motion))
-        } else if source.kind == .video {
-            rotation = VideoRotationEstimator(width: source.width, height: source.height)
-        }
+        let rotation = try RotationChoice.provider(motionPath: motion, estimateFromVideo: true, source: source)
         let session = try AnalysisSession(source: source, model: model, policy: policy, seed: 1,
                                           stopAtVerdict: false, rotation: rotation)
         var frames: [Frame] = []
+        // The machine stops judging at its verdict; blink measurement wants the whole clip, so
+        // the same eye conditioning also runs here on every tracked frame.
+        var eyes = EyeClosureEstimator(policy: policy)
         let outcome = try session.run { step in
             let r = step.record
+            var closure: Double?
+            if case .aspectRatio(let left, let right)? = step.observation.face?.eyes {
+                closure = eyes.update(leftEAR: left, rightEAR: right, timestampMicroseconds: step.observation.timestampMicroseconds)?.mean
+            }
             frames.append(Frame(seconds: r.seconds, face: r.face, faces: r.faces, yawDegrees: r.yawDegrees,
-                                closureMean: step.assessment.eyeClosureMean,
+                                closureMean: closure,
                                 rotationDegreesPerSecond: r.deviceRotationDegreesPerSecond))
         }
         let verdict = outcome.machine.verdict ?? Verdict(status: .failed, reason: .inputEnded, timestampMicroseconds: 0, frameIndex: nil)
