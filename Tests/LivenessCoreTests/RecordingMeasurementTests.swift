@@ -5,7 +5,9 @@ import XCTest
 /// Measures the machine and its signal conditioning on real footage, through CSV traces of the
 /// clips in `shared/recordings` written by the video tracker (one row per frame).
 ///
-/// * Traces: `$LIVENESS_TRACES_DIR` (default `/tmp/traces`), `<clip>.csv` plus `<clip>.size` ("W H").
+/// * Traces: `$LIVENESS_TRACES_DIR`, `<clip>.csv` (from `liveness trace`) plus `<clip>.size` ("W H")
+///   and a `READY` file. No default: a folder left over from another build would measure an old
+///   tracker. (`liveness regress` measures the current engine end to end on every run.)
 /// * Labels: `$LIVENESS_LABELS` (default `../shared/recordings/labels.json` beside the checkout).
 /// * `$LIVENESS_POLICY_JSON`: an optional partial policy (JSON text) to measure instead of the defaults.
 /// * `$LIVENESS_DECIMATE=N`: keep every N-th frame only (simulates a lower frame rate; `must`
@@ -13,7 +15,8 @@ import XCTest
 ///
 /// Skips with a message when either is absent: a user's machine has neither.
 ///
-/// Measured with the default policy on the tracker's traces of 2026-11-30 (pose by SQPnP per frame):
+/// Measured with the default policy on the tracker's traces of 2026-11-30 (pose by SQPnP per frame;
+/// the tracker and pose have changed since — current figures: `liveness regress`):
 ///
 /// | clip | labelled blinks | found | false blink episodes | turn episodes (in labelled windows) |
 /// | --- | --- | --- | --- | --- |
@@ -66,7 +69,7 @@ final class RecordingMeasurementTests: XCTestCase {
     struct Labels: Decodable { var recordings: [Label] }
 
     static var tracesDirectory: URL {
-        URL(fileURLWithPath: ProcessInfo.processInfo.environment["LIVENESS_TRACES_DIR"] ?? "/tmp/traces")
+        URL(fileURLWithPath: ProcessInfo.processInfo.environment["LIVENESS_TRACES_DIR"] ?? "/nonexistent-LIVENESS_TRACES_DIR")
     }
 
     static var labelsFile: URL {
