@@ -51,14 +51,16 @@ public struct ReportInput: Sendable, Equatable, Codable {
     /// The description of a decoded video or image.
     /// - Parameters:
     ///   - source: the opened input (its size, kind and container properties are used).
-    ///   - framesDecoded: frames actually decoded (a truncated file delivers fewer than it claims).
+    ///   - framesDecoded: frames actually decoded; used when the container does not say how many
+    ///     frames it holds. (Decoding stops at the verdict, so this is usually fewer than the
+    ///     video has; `frames.read` in the report counts them.)
     public init(source: FrameSource, framesDecoded: Int) {
         switch source.kind {
         case .video:
             let info = source.videoInfo
             self.init(path: source.path, kind: .video, width: source.width, height: source.height,
                       fps: info.flatMap { $0.framesPerSecond > 0 ? $0.framesPerSecond : nil },
-                      frames: framesDecoded,
+                      frames: info.flatMap { $0.frameCount > 0 ? $0.frameCount : nil } ?? framesDecoded,
                       durationSeconds: info.flatMap { $0.durationSeconds > 0 ? $0.durationSeconds : nil },
                       rotationDegrees: info?.rotationDegrees)
         case .image:
