@@ -161,3 +161,67 @@ final class AnalyzeCommandTests: XCTestCase {
         XCTAssertEqual(samples.samples[1].degreesPerSecond, 0.2 * 180 / .pi, accuracy: 1e-9)
     }
 }
+
+final class AnalyzeOutputsTests: XCTestCase {
+    /// The generated cases these tests use are rendered on demand (fast when up to date).
+    override func setUpWithError() throws {
+        let cases = Fixtures.packageRoot.appendingPathComponent("Recordings/cases").path
+        do {
+            try RegressSuite.generate(directory: cases, model: try LandmarkModel.load()) { _ in }
+        } catch {
+            throw XCTSkip("the generated cases cannot be produced: \(error)")
+        }
+    }
+
+    func testAnnotatedVideoHasAFrameForEveryFrameReadAndThePlotIsAPNG() throws {
+        let input = try Fixtures.generated("astronaut-still.mp4")
+        let out = try Fixtures.temporaryDirectory(self)
+        let console = Console.capturing()
+        _ = LivenessCLI.run(["analyze", input, "--output", out.path, "--annotate", "--plot", "--trace", out.appendingPathComponent("t.csv").path],
+                            console: console)
+        let folder = out.appendingPathComponent("astronaut-still")
+        let reader = try VideoReader(path: folder.appendingPathComponent("annotated.mp4").path)
+        XCTAssertEqual(reader.info.width, 512)
+        var frames = 0
+        let frame = Image()
+        while try reader.read(into: frame) != nil { frames += 1 }
+        XCTAssertEqual(frames, 125)
+        let png = try Data(contentsOf: folder.appendingPathComponent("timeline.png"))
+        XCTAssertEqual(Array(png.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+        XCTAssertEqual(try Image(encoded: [UInt8](png)).width, 1280)
+        // The trace written alongside replays to the same verdict.
+        let replay = Console.capturing()
+        XCTAssertEqual(LivenessCLI.run(["replay", out.appendingPathComponent("t.csv").path], console: replay), 1)
+        XCTAssertTrue(replay.printed.contains("failed: inputEnded"), replay.printed)
+    }
+
+    func testASidecarThatStopsEarlyLeavesTheRestUnknownWithAWarning() throws {
+        let video = try Fixtures.generated("cases/camera-pan-20dps/video.mp4")
+        let full = try String(contentsOfFile: try Fixtures.generated("cases/camera-pan-20dps/motion.csv"), encoding: .utf8)
+        // Keep the samples of the first second only.
+        let lines = full.split(separator: "\n")
+        let kept = lines.prefix(1) + lines.dropFirst().filter { (Double($0.split(separator: ",")[0]) ?? 99) < 1.0 }
+        let dir = try Fixtures.temporaryDirectory(self)
+        let sidecar = dir.appendingPathComponent("motion.csv")
+        try kept.joined(separator: "\n").write(to: sidecar, atomically: true, encoding: .utf8)
+        let console = Console.capturing()
+        _ = LivenessCLI.run(["analyze", video, "--motion", sidecar.path, "--output", dir.path, "--json"], console: console)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(console.printed.utf8)) as? [String: Any])
+        let warnings = try XCTUnwrap(json["warnings"] as? [String])
+        XCTAssertTrue(warnings.contains { $0.contains("no motion sample") }, "\(warnings)")
+        let frames = try XCTUnwrap(json["frames"] as? [String: Any])
+        XCTAssertGreaterThan(frames["rotationUnknown"] as! Int, 0)
+    }
+
+    func testTheFullSidecarStopsTheTurnThatTheCameraMade() throws {
+        let video = try Fixtures.generated("cases/camera-pan-20dps/video.mp4")
+        let sidecar = try Fixtures.generated("cases/camera-pan-20dps/motion.csv")
+        let dir = try Fixtures.temporaryDirectory(self)
+        let console = Console.capturing()
+        _ = LivenessCLI.run(["analyze", video, "--motion", sidecar, "--output", dir.path, "--json"], console: console)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(console.printed.utf8)) as? [String: Any])
+        let frames = try XCTUnwrap(json["frames"] as? [String: Any])
+        XCTAssertGreaterThan(frames["rotating"] as! Int, 10, "the pan's frames are not credited")
+        XCTAssertEqual(((json["actions"] as? [String: Any])?["turnHead"] as? [String: Any])?["credited"] as? Bool, false)
+    }
+}
