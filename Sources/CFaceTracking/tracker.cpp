@@ -212,8 +212,10 @@ void measure(ft_tracker &t, ft_observation *out, int width, int height) {
 
 bool plausible(const cv::Rect2d &box, const cv::Rect2d &previous, int width, int height) {
     if (box.width < 20 || box.height < 20) return false;
+    // A face changes size by a few percent between frames; a box that grows or shrinks by a
+    // quarter in one frame is the landmark fit running away, not the face.
     double ratio = box.width / std::max(1.0, previous.width);
-    if (ratio < 0.6 || ratio > 1.6) return false;
+    if (ratio < 0.8 || ratio > 1.25) return false;
     cv::Rect2d frame(0, 0, width, height);
     return (box & frame).area() > 0.5 * box.area();
 }
@@ -265,6 +267,24 @@ ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int heig
     return FT_OK;
 }
 
+/// The detection that is the tracked face: the best overlap above 0.3, or else one whose centre
+/// lies inside the track's box at a size within a factor 2 (a drifted box overlaps little).
+int same_face(const std::vector<ft_candidate> &found, const cv::Rect2d &box) {
+    int match = -1;
+    double best = 0.3;
+    for (size_t i = 0; i < found.size(); ++i) {
+        double overlap = iou(to_rect(found[i]), box);
+        if (overlap > best) best = overlap, match = (int)i;
+    }
+    if (match >= 0) return match;
+    for (size_t i = 0; i < found.size(); ++i) {
+        const auto &c = found[i];
+        double ratio = c.w / std::max(1.0, box.width);
+        if (box.contains(cv::Point2d(c.x + c.w / 2, c.y + c.h / 2)) && ratio > 0.5 && ratio < 2) return (int)i;
+    }
+    return -1;
+}
+
 ft_status track(ft_tracker &t, ft_observation *out, int width, int height) {
     auto start = Clock::now();
     fit(t, t.box, out->landmarks);
@@ -309,12 +329,17 @@ ft_status track(ft_tracker &t, ft_observation *out, int width, int height) {
             found = detect(t.detector, t.gray, roi, scale, t.config.detection_threshold);
         }
         out->detect_ms += milliseconds_since(start);
-        int match = -1;
-        double best = 0.3;
-        for (size_t i = 0; i < found.size(); ++i) {
-            double overlap = iou(to_rect(found[i]), t.box);
-            if (overlap > best) best = overlap, match = (int)i;
+        int match = same_face(found, t.box);
+        if (match < 0 && !scan) {
+            // HOG does not see the face where the track is. Either the face is turned too far
+            // for HOG (the track is fine) or the track has drifted off the face: look over the
+            // whole frame at the face's scale before counting a failure.
+            start = Clock::now();
+            found = detect(t.detector, t.gray, cv::Rect(0, 0, width, height), scale, t.config.detection_threshold);
+            out->detect_ms += milliseconds_since(start);
+            match = same_face(found, t.box);
         }
+        double best = match >= 0 ? iou(to_rect(found[match]), t.box) : 0;
         if (match >= 0) {
             t.failed_verifies = 0;
             out->source = FT_SOURCE_VERIFIED;
