@@ -225,3 +225,17 @@ final class AnalyzeOutputsTests: XCTestCase {
         XCTAssertEqual(((json["actions"] as? [String: Any])?["turnHead"] as? [String: Any])?["credited"] as? Bool, false)
     }
 }
+
+final class InputListTests: XCTestCase {
+    func testFilesFoundInADirectoryAreNamedByTheirPathBelowIt() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        for path in ["alice/session.mp4", "bob/session.mp4", "bob/notes.txt", "carol.MOV"] {
+            let url = dir.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: url.path, contents: Data([0]))
+        }
+        let list = InputList([dir.path])
+        XCTAssertEqual(list.entries.map(\.name), ["alice-session", "bob-session", "carol"])
+        XCTAssertEqual(list.entries.map(\.path), ["alice/session.mp4", "bob/session.mp4", "carol.MOV"].map { dir.path + "/" + $0 })
+    }
+}

@@ -12,28 +12,35 @@ public struct InputList: Sendable {
     /// Expands `arguments`: a directory contributes its video and image files (recursively,
     /// sorted); anything else is taken as given (a missing file fails later, on its own).
     public init(_ arguments: [String]) {
-        var paths: [String] = []
+        // Each input with the name its folder is made from: a file's own name, or for a file
+        // found in a directory its path below that directory ("alice/session-1.mp4" ->
+        // "alice-session-1"), so that an archive of same-named files stays readable.
+        var found: [(path: String, stem: String)] = []
         let files = FileManager.default
         for argument in arguments {
             var isDirectory: ObjCBool = false
             if files.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue {
-                let base = URL(fileURLWithPath: argument)
-                let found = (files.enumerator(at: base, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
+                let base = URL(fileURLWithPath: argument).standardizedFileURL
+                let urls = (files.enumerator(at: base, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
                     .filter { Self.extensions.contains($0.pathExtension.lowercased()) }
-                    .map { argument.hasSuffix("/") ? argument + $0.path.dropFirst(base.path.count + 1) : argument + "/" + $0.path.dropFirst(base.path.count + 1) }
-                    .sorted()
-                paths += found
+                var entries: [(String, String)] = []
+                for url in urls {
+                    let relative = String(url.standardizedFileURL.path.dropFirst(base.path.count + 1))
+                    let path = (argument.hasSuffix("/") ? argument : argument + "/") + relative
+                    let stem = (relative as NSString).deletingPathExtension.replacingOccurrences(of: "/", with: "-")
+                    entries.append((path, stem))
+                }
+                found += entries.sorted { $0.0 < $1.0 }
             } else {
-                paths.append(argument)
+                found.append((argument, URL(fileURLWithPath: argument).deletingPathExtension().lastPathComponent))
             }
         }
         var used: [String: Int] = [:]
-        entries = paths.map { path in
-            let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-            let clean = String(stem.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
+        entries = found.map { item in
+            let clean = String(item.stem.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
             let base = clean.isEmpty ? "input" : clean
             used[base, default: 0] += 1
-            return (path, used[base]! == 1 ? base : "\(base)-\(used[base]!)")
+            return (item.path, used[base]! == 1 ? base : "\(base)-\(used[base]!)")
         }
     }
 
