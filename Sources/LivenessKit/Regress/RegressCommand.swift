@@ -19,16 +19,8 @@ public enum RegressCommand {
     /// Runs the suite; returns 0 when everything matched, 1 on any mismatch, 2 on a usage error
     /// or when the cases cannot be produced.
     public static func run(_ arguments: [String], console: Console) -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try spec.parse(arguments)
-        } catch {
-            return console.usageError(error, spec: spec)
-        }
-        if parsed.help {
-            console.out(spec.help)
-            return 0
-        }
+        let begun = spec.begin(arguments, console: console)
+        guard let parsed = begun.parsed else { return begun.exitCode }
         let jobs: Int
         do {
             jobs = try parsed.integer("--jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
