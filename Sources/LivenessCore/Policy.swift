@@ -46,14 +46,14 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// Tracked frames the baseline window must hold before any closure is reported (warm-up).
     public var eyeWarmupFrames: Int = 5
     /// Relative EAR dip (1 − EAR/baseline) that is subtracted before scaling (a dead zone for squints).
-    public var eyeClosureDeadZone: Double = 0.07
+    public var eyeClosureDeadZone: Double = 0.06
     /// Relative EAR dip, beyond the dead zone, that maps to closure 1.
     public var eyeClosureScale: Double = 1.0
     /// Relative EAR dip below which an eye counts as open for the dip-duration rule.
     public var eyeDipOnsetLevel: Double = 0.08
     /// Seconds a dip may have lasted (since the eye was last open) and still count as a blink.
     /// Longer dips (looking down, frowning, slow closures) report closure 0. 0 disables the rule.
-    public var eyeMaxDipSeconds: Double = 0.6
+    public var eyeMaxDipSeconds: Double = 0.45
     /// Seconds over which a dip must persist: each eye's closure is the minimum of its closures in
     /// this trailing window (an erosion). 0.045 s spans two frames at 25–30 fps and one at ≤ 20 fps.
     public var eyeDipConfirmSeconds: Double = 0.045

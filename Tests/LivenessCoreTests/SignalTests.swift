@@ -56,7 +56,7 @@ final class SignalTests: XCTestCase {
             let c = feed(&e, ears)
             XCTAssertEqual(e.baseline?.left ?? .nan, open, accuracy: 1e-9)
             XCTAssertEqual(c[40], 0, "the first frame of a dip is not yet confirmed at 25 fps")
-            XCTAssertEqual(c[41] ?? .nan, 0.30 - 0.07, accuracy: 1e-9, "min of the two frames, less the dead zone")
+            XCTAssertEqual(c[41] ?? .nan, 0.30 - LivenessPolicy().eyeClosureDeadZone, accuracy: 1e-9, "min of the two frames, less the dead zone")
             XCTAssertEqual(c.suffix(10).compactMap { $0 }.max(), 0)
         }
     }
@@ -67,7 +67,7 @@ final class SignalTests: XCTestCase {
         let cycle = [0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.12, 0.15]
         let c = feed(&e, Array(Array(repeating: cycle, count: 6).joined()))
         XCTAssertEqual(e.baseline?.left ?? .nan, 0.3, accuracy: 1e-9)
-        XCTAssertEqual(c[59] ?? .nan, 0.5 - 0.07, accuracy: 1e-9)
+        XCTAssertEqual(c[59] ?? .nan, 0.5 - LivenessPolicy().eyeClosureDeadZone, accuracy: 1e-9)
     }
 
     func testASingleFrameDipIsConfirmedOnlyAtLowFrameRates() {
@@ -93,11 +93,15 @@ final class SignalTests: XCTestCase {
         var e = EyeClosureEstimator()
         let ears = Array(repeating: 0.3, count: 25) + Array(repeating: 0.1, count: 50)
         let c = feed(&e, ears)
-        let full = 1 - 0.1 / 0.3 - 0.07
+        let p = LivenessPolicy()
+        let full = 1 - 0.1 / 0.3 - p.eyeClosureDeadZone
         XCTAssertEqual(c[26] ?? .nan, full, accuracy: 1e-9, "the second closed frame counts")
-        // The eye was last open on frame 24 (0.96 s); frame 39 is 0.6 s later, frame 40 0.64 s.
-        XCTAssertEqual(c[39] ?? .nan, full, accuracy: 1e-9, "0.6 s after the eye was last open still counts")
-        XCTAssertEqual(c[40], 0, "later does not")
+        // The eye was last open on frame 24 (0.96 s); frames are 40 ms apart. The last frame within
+        // eyeMaxDipSeconds of it still counts, the next one does not.
+        let last = 24 + Int((p.eyeMaxDipSeconds * 1e6 / Double(frameStep)).rounded(.down))
+        XCTAssertGreaterThan(last, 30, "the rule must allow a long blink")
+        XCTAssertEqual(c[last] ?? .nan, full, accuracy: 1e-9, "eyeMaxDipSeconds after the eye was last open still counts")
+        XCTAssertEqual(c[last + 1], 0, "later does not")
         XCTAssertEqual(c.last, 0)
     }
 
@@ -106,7 +110,7 @@ final class SignalTests: XCTestCase {
         for i in 0..<20 { _ = e.update(leftEAR: 0.3, rightEAR: 0.3, timestampMicroseconds: Int64(i) * frameStep) }
         _ = e.update(leftEAR: 0.1, rightEAR: 0.3, timestampMicroseconds: 20 * frameStep)
         let c = e.update(leftEAR: 0.1, rightEAR: 0.3, timestampMicroseconds: 21 * frameStep)
-        XCTAssertEqual(c?.left ?? .nan, 1 - 0.1 / 0.3 - 0.07, accuracy: 1e-9)
+        XCTAssertEqual(c?.left ?? .nan, 1 - 0.1 / 0.3 - LivenessPolicy().eyeClosureDeadZone, accuracy: 1e-9)
         XCTAssertEqual(c?.right, 0)
     }
 
@@ -167,7 +171,7 @@ final class SignalTests: XCTestCase {
         XCTAssertTrue(d.credited.isEmpty)
         try d.frame(landmarkFace(ear: 0.22))
         XCTAssertEqual(d.credited.map(\.action), [.blink])
-        XCTAssertEqual(d.credited.first?.value ?? .nan, 1 - 0.22 / 0.31 - 0.07, accuracy: 1e-9)
+        XCTAssertEqual(d.credited.first?.value ?? .nan, 1 - 0.22 / 0.31 - LivenessPolicy().eyeClosureDeadZone, accuracy: 1e-9)
     }
 
     func testClosureInputIsUsedAsGiven() throws {

@@ -24,10 +24,10 @@ public struct EyeClosure: Sendable, Equatable {
 /// holds `eyeWarmupFrames` (default 5) frames.
 ///
 /// **Mapping.** With the relative dip `d = 1 − EAR / baseline`,
-/// `closure = clamp((d − eyeClosureDeadZone) / eyeClosureScale, 0, 1)`, defaults dead zone 0.07
-/// and scale 1: closure reaches the spec's 0.22 at a 29 % dip — a shallow real webcam blink,
-/// 0.31 → 0.22 — while the 20–25 % dips of smiles, squints and landmark jitter stay below it;
-/// a full blink to EAR 0.10 from 0.31 maps to 0.61.
+/// `closure = clamp((d − eyeClosureDeadZone) / eyeClosureScale, 0, 1)`, defaults dead zone 0.06
+/// and scale 1: closure reaches the spec's 0.22 at a 28 % dip — a shallow real webcam blink,
+/// 0.31 → 0.22, maps to 0.23 — while the 20–25 % dips of smiles, squints and landmark jitter
+/// stay below it; a full blink to EAR 0.10 from 0.31 maps to 0.62.
 ///
 /// **Confirmation.** Each eye's reported closure is the minimum of its closures over the trailing
 /// `eyeDipConfirmSeconds` (default 0.045 s): at 25–30 fps a dip must show on two consecutive
@@ -36,14 +36,16 @@ public struct EyeClosure: Sendable, Equatable {
 ///
 /// **Short dips only.** Looking down or frowning lowers EAR for seconds. An eye counts as *open*
 /// while its dip is below `eyeDipOnsetLevel` (default 0.08); when more than `eyeMaxDipSeconds`
-/// (default 0.6 s) have passed since the eye was last open, its closure is reported as 0. A slow
-/// drift that takes longer than that to deepen never credits, nor does the late part of a long
-/// deliberate closure (its first 0.6 s still does).
+/// (default 0.45 s, above the 100–400 ms of a blink) have passed since the eye was last open,
+/// its closure is reported as 0. A slow drift that takes longer than that to deepen never
+/// credits, nor does the late part of a long deliberate closure (its first 0.45 s still does).
 ///
-/// **Measured** on the tracker's CSV traces of the real recordings (`RecordingMeasurementTests`;
-/// an episode of mean closure ≥ 0.22 over all tracked frames after warm-up, matched ±0.2 s to
-/// the 30 labelled blinks of labels.json): precision 0.74, recall 0.97 (29 of 30; the false
-/// episodes are winks, a frown, a smile and head nods). Without the dead zone and confirmation
+/// **Measured** on the tracker's CSV traces of the real recordings (an episode of mean closure
+/// ≥ 0.22 over all tracked frames after warm-up, matched ±0.2 s to the 30 labelled blinks of
+/// labels.json; `liveness regress` prints the current figures): with the current tracker,
+/// precision 0.72 (29 of 40 episodes), recall 1.00 (30 of 30; the false episodes are winks,
+/// frowns, a smile and head nods). Dead zone 0.07 with 0.6 s gave 0.67 / 0.97: it missed
+/// clm-cap12's low-resolution webcam blink at 25.6 s, whose closure peaked at 0.216. Without the dead zone and confirmation
 /// (closure = relative dip against a 1.5 s 85th percentile) the same traces gave precision 0.38
 /// at recall 1.00; the 22 % dip of lp-d0's smile and talking on vr-face2 never reach 0.22 now.
 /// Keeping every 2nd frame (12.5–15 fps) gives precision 0.67, recall 0.97; every 3rd frame
