@@ -113,7 +113,7 @@ public final class AnalysisSession {
         }
         if machine.verdict == nil { _ = machine.finish(.inputEnded) }
         let elapsed = clock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         return AnalysisOutcome(machine: machine, framesDecoded: decoded, framesRejected: rejected, warnings: warnings,
                                wallSeconds: seconds)
     }

@@ -18,7 +18,7 @@ let repeats = arguments.firstIndex(of: "--repeat").flatMap { Int(arguments[$0 + 
 let video = arguments.first { !$0.hasPrefix("--") && Int($0) == nil }
     ?? "../shared/recordings/lp-d13-phone-selfie-glasses.mp4"
 
-func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+func seconds(_ d: Duration) -> Double { d.inSeconds }
 
 struct Run {
     var name: String

@@ -118,7 +118,7 @@ public final class RegressSuite: @unchecked Sendable {
                 for source in c.expectation.sources ?? ["video"] { tasks.append(.generated(c, source: source)) }
             }
         }
-        generationSeconds = seconds(clock.now - start)
+        generationSeconds = (clock.now - start).inSeconds
         if let realDirectory {
             for clip in try RealClip.load(directory: realDirectory) { tasks.append(.real(clip)) }
         }
@@ -153,7 +153,7 @@ public final class RegressSuite: @unchecked Sendable {
         group.wait()
         caseResults = state.cases.sorted { ($0.1.name, $0.1.source) < ($1.1.name, $1.1.source) }.map(\.1)
         realResults = state.reals.sorted { $0.0 < $1.0 }.map(\.1).sorted { $0.file < $1.file }
-        runSeconds = seconds(clock.now - start)
+        runSeconds = (clock.now - start).inSeconds
     }
 
     static func runCase(_ c: RegressCase, source: String, model: LandmarkModel) -> CaseResult {
@@ -171,7 +171,6 @@ public final class RegressSuite: @unchecked Sendable {
         }
     }
 
-    private func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
     /// True when every case and every real clip gave its expected outcome.
     public var passed: Bool { caseResults.allSatisfy(\.ok) && realResults.allSatisfy(\.ok) }

@@ -31,7 +31,7 @@ public enum ReplayCommand {
             let reader = try TraceReader(path: path)
             let outcome = try TraceReplay.run(reader, policy: policy, seed: seed)
             let elapsed = clock.now - start
-            let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let wall = elapsed.inSeconds
             let report = LivenessReport(machine: outcome.machine, input: outcome.reportInput(path: path), wallSeconds: wall,
                                         stills: (nil, nil), warnings: outcome.warnings,
                                         ignoredAfterVerdict: outcome.ignoredAfterVerdict)
