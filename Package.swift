@@ -49,6 +49,8 @@ let package = Package(
                 // dlib's .pc lists BLAS/LAPACK as absolute paths, which SwiftPM drops.
                 .linkedLibrary("blas"), .linkedLibrary("lapack"), .linkedLibrary("m"),
                 .linkedLibrary("stdc++"),
+                // libavformat reads the container's display matrix and timestamps before decoding.
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
             ] + openCVModules.map { .linkedLibrary($0) }
         ),
         // Swift overlay: the only module that imports CFaceTracking.

@@ -1,4 +1,5 @@
 // Images: decoding, raw pixels, encoding, scaling, quality measures (OpenCV imgcodecs/imgproc).
+#include "container.hpp"
 #include "internal.hpp"
 
 #include <opencv2/imgcodecs.hpp>
@@ -23,6 +24,12 @@ void ft_image_free(ft_image *image) { delete image; }
 
 int ft_image_width(const ft_image *image) { return image ? image->mat.cols : 0; }
 int ft_image_height(const ft_image *image) { return image ? image->mat.rows : 0; }
+
+const uint8_t *ft_image_bytes(const ft_image *image, size_t *stride) {
+    if (!image || image->mat.empty()) return nullptr;
+    if (stride) *stride = image->mat.step[0];
+    return image->mat.data;
+}
 
 ft_status ft_image_copy(const ft_image *source, ft_image *destination, ft_error *error) {
     if (!source || !destination) return ft::set_error(error, "copy: null image"), FT_ERR_ARGUMENT;
@@ -60,8 +67,11 @@ ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error)
         return ft::set_error(error, "%s: %s", path, std::strerror(errno)), FT_ERR_NOT_FOUND;
     if (!S_ISREG(st.st_mode)) return ft::set_error(error, "%s: not a regular file", path), FT_ERR_NOT_FOUND;
     if (st.st_size == 0) return ft::set_error(error, "%s: empty file", path), FT_ERR_UNSUPPORTED;
+    ft::configure_libraries();
     return ft::guarded(error, path, [&] {
-        cv::Mat decoded = cv::imread(path, cv::IMREAD_COLOR);
+        cv::Mat decoded;
+        if (!ft::decode_within_limits(error, path, [&] { decoded = cv::imread(path, cv::IMREAD_COLOR); }))
+            return FT_ERR_LIMIT;
         if (decoded.empty()) {
             ft::set_error(error, "%s: not an image OpenCV can decode (or corrupt)", path);
             return FT_ERR_UNSUPPORTED;
@@ -74,9 +84,12 @@ ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error)
 ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *out, ft_error *error) {
     if (!bytes || !out || count == 0) return ft::set_error(error, "decode: no bytes"), FT_ERR_ARGUMENT;
     if (count > (size_t)INT32_MAX) return ft::set_error(error, "decode: %zu bytes is too large", count), FT_ERR_ARGUMENT;
+    ft::configure_libraries();
     return ft::guarded(error, "decode", [&] {
         cv::Mat buffer(1, (int)count, CV_8UC1, const_cast<uint8_t *>(bytes));
-        cv::Mat decoded = cv::imdecode(buffer, cv::IMREAD_COLOR);
+        cv::Mat decoded;
+        if (!ft::decode_within_limits(error, "image", [&] { decoded = cv::imdecode(buffer, cv::IMREAD_COLOR); }))
+            return FT_ERR_LIMIT;
         if (decoded.empty()) {
             ft::set_error(error, "decode: %zu bytes are not an image OpenCV can decode (JPEG, PNG, ...)", count);
             return FT_ERR_UNSUPPORTED;
@@ -95,8 +108,13 @@ ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int
         case FT_PIXELS_BGRA: case FT_PIXELS_RGBA: channels = 4; break;
         default: return ft::set_error(error, "pixels: unknown format %d", (int)format), FT_ERR_ARGUMENT;
     }
-    if (!pixels || !out || width <= 0 || height <= 0 || width > 16384 || height > 16384)
+    if (!pixels || !out || width <= 0 || height <= 0)
         return ft::set_error(error, "pixels: bad size %dx%d", width, height), FT_ERR_ARGUMENT;
+    ft_limits limits = ft_limits_get();
+    if (width > limits.max_frame_side || height > limits.max_frame_side ||
+        (int64_t)width * height > limits.max_frame_pixels)
+        return ft::set_error(error, "pixels: %dx%d exceeds the limit (%lld megapixels, %d pixels a side)", width, height,
+                             (long long)(limits.max_frame_pixels / 1000000), limits.max_frame_side), FT_ERR_LIMIT;
     if (stride < width * channels)
         return ft::set_error(error, "pixels: stride %d is less than %d bytes per row", stride, width * channels), FT_ERR_ARGUMENT;
     return ft::guarded(error, "pixels", [&] {

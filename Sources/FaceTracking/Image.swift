@@ -20,6 +20,14 @@ public final class Image {
     /// True for a 0×0 image.
     public var isEmpty: Bool { width == 0 || height == 0 }
 
+    /// Calls `body` with the image's BGR bytes (rows `bytesPerRow` apart), borrowed for the
+    /// duration of the call (`ft_image_bytes`); an empty buffer for an empty image.
+    public func withBGRBytes<R>(_ body: (_ bytes: UnsafeRawBufferPointer, _ bytesPerRow: Int) throws -> R) rethrows -> R {
+        var stride = 0
+        guard let base = ft_image_bytes(handle, &stride) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0), 0) }
+        return try body(UnsafeRawBufferPointer(start: base, count: stride * height), stride)
+    }
+
     /// Decodes a JPEG/PNG/BMP/... file (`ft_image_decode_file`, `cv::imread`).
     public convenience init(contentsOfFile path: String) throws(FaceTrackingError) {
         self.init()

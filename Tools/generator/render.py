@@ -279,8 +279,10 @@ def encode(frames, times, fps, path, portrait, crf, vfr):
         if proc.wait() != 0:
             raise RuntimeError("ffmpeg failed for " + path)
     if portrait:
-        # ffmpeg 5.1 writes the rotation only when remuxing (stream copy).
-        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", tmp, "-c", "copy", "-metadata:s:v:0", "rotate=90", path + ".rot.mp4"], check=True)
+        # ffmpeg 5.1 writes the rotation only when remuxing (stream copy). Its "rotate" tag is
+        # counter-clockwise: rotate=270 writes the display matrix that turns the frames 90°
+        # clockwise (ffprobe: rotation=-90), the one that shows counter-clockwise frames upright.
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", tmp, "-c", "copy", "-metadata:s:v:0", "rotate=270", path + ".rot.mp4"], check=True)
         os.replace(path + ".rot.mp4", tmp)
     os.replace(tmp, path)
 

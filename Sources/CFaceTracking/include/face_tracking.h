@@ -32,8 +32,22 @@ typedef enum ft_status {
     FT_ERR_ARGUMENT = 5,       /**< a bad argument (size, format, null) */
     FT_ERR_MODEL = 6,          /**< the landmark model could not be loaded */
     FT_ERR_ENCODE = 7,         /**< encoding or writing an output failed */
-    FT_ERR_INTERNAL = 8        /**< an unexpected exception inside OpenCV or dlib */
+    FT_ERR_INTERNAL = 8,       /**< an unexpected exception inside OpenCV or dlib */
+    FT_ERR_LIMIT = 9           /**< the input exceeds a resource limit (see ft_limits) */
 } ft_status;
+
+/**
+ * Resource limits applied to every image and video before its pixels are decoded (fixed for
+ * the process; OpenCV reads them once). A 4K phone video is 8.3 megapixels a frame, an 8K one
+ * 33.2, a 48-megapixel phone photo 48.
+ */
+typedef struct ft_limits {
+    int64_t max_frame_pixels;   /**< largest frame or image, width x height pixels (50,000,000) */
+    int max_frame_side;         /**< largest width or height, pixels (16384) */
+} ft_limits;
+
+/** The limits in force. */
+ft_limits ft_limits_get(void);
 
 /** A human-readable message filled in when a call fails. */
 typedef struct ft_error {
@@ -59,6 +73,11 @@ ft_image *ft_image_new(void);
 void ft_image_free(ft_image *image);
 int ft_image_width(const ft_image *image);
 int ft_image_height(const ft_image *image);
+/**
+ * The image's BGR bytes, borrowed: valid until the image is next changed or freed. `stride`
+ * receives the bytes between rows. NULL for an empty image.
+ */
+const uint8_t *ft_image_bytes(const ft_image *image, size_t *stride);
 /** Deep copy of `source` into `destination`. */
 ft_status ft_image_copy(const ft_image *source, ft_image *destination, ft_error *error);
 /** A solid image of the given size and colour (0..255 per channel). */
@@ -112,18 +131,31 @@ typedef struct ft_video ft_video;
 typedef struct ft_video_info {
     int width;                 /**< upright frame width in pixels (after rotation) */
     int height;                /**< upright frame height in pixels (after rotation) */
-    double fps;                /**< nominal frame rate (frames per second); 0 if unknown */
+    double fps;                /**< average frame rate the container declares (frames per second); 0 if unknown */
     int64_t frame_count;       /**< frames the container claims; may be wrong for truncated files */
-    int rotation_degrees;      /**< rotation metadata applied to make frames upright (0, 90, 180, 270) */
-    double duration_seconds;   /**< frame_count / fps, 0 if unknown */
+    int rotation_degrees;      /**< clockwise rotation applied to make frames upright (0, 90, 180, 270; any angle
+                                    for an unusual display matrix), as FFmpeg's player applies it */
+    int mirrored;              /**< 1 when the display matrix also mirrors the picture (undone, as FFmpeg does) */
+    double duration_seconds;   /**< declared duration, seconds; 0 if unknown */
+    int stored_width;          /**< coded width before the display matrix, pixels */
+    int stored_height;         /**< coded height before the display matrix, pixels */
 } ft_video_info;
 
-/** Opens a video file with OpenCV's FFmpeg backend, with the stream's rotation metadata applied. */
+/**
+ * Opens a video file: the container is probed with libavformat (video stream, size against
+ * ft_limits, display matrix, timestamps), then decoded with OpenCV's FFmpeg backend. Frames are
+ * turned upright from the display matrix the way FFmpeg's own player does (OpenCV 4.6 turns
+ * ±90° the wrong way and ignores mirroring, so its auto-rotation is off). FT_ERR_LIMIT for a
+ * frame larger than the limits, FT_ERR_DECODE for a stream whose packets carry no timestamps.
+ */
 ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, ft_error *error);
 /**
  * Decodes the next frame into `frame`; `timestamp_ms` receives its presentation timestamp
  * (CAP_PROP_POS_MSEC) in milliseconds on the stream's clock. Returns FT_END_OF_STREAM when
- * no frame is left (a truncated file simply ends early).
+ * no frame is left (a truncated file simply ends early). OpenCV 4.6 reports 0 for the few
+ * frames it drains from the decoder at the end of a stream; those get the previous timestamp
+ * plus one nominal frame interval, and more than 48 such frames in a row are FT_ERR_DECODE
+ * (a stream whose timestamps stop).
  */
 ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, ft_error *error);
 void ft_video_close(ft_video *video);
