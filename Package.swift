@@ -51,6 +51,7 @@ let package = Package(
                 .linkedLibrary("stdc++"),
                 // libavformat reads the container's display matrix and timestamps before decoding.
                 .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
+                .linkedLibrary("png16"), .linkedLibrary("jpeg"),  // image headers and PNG decoding, see png.cpp, jpeg.cpp
             ] + openCVModules.map { .linkedLibrary($0) }
         ),
         // Swift overlay: the only module that imports CFaceTracking.

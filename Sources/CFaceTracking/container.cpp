@@ -14,7 +14,6 @@ extern "C" {
 }
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -31,15 +30,6 @@ void configure_libraries() {
         setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);  // AV_LOG_QUIET
         setenv("OPENCV_LOG_LEVEL", "SILENT", 0);
         setenv("OPENCV_VIDEOIO_DEBUG", "0", 0);
-        // OpenCV checks an image's size from its header, before decoding the pixels, against
-        // these (read once, at its first decode): a 109 kB PNG may declare 30000x30000 pixels.
-        ft_limits limits = ft_limits_get();
-        char number[32];
-        std::snprintf(number, sizeof number, "%lld", (long long)limits.max_frame_pixels);
-        setenv("OPENCV_IO_MAX_IMAGE_PIXELS", number, 1);
-        std::snprintf(number, sizeof number, "%d", limits.max_frame_side);
-        setenv("OPENCV_IO_MAX_IMAGE_WIDTH", number, 1);
-        setenv("OPENCV_IO_MAX_IMAGE_HEIGHT", number, 1);
     });
     av_log_set_level(AV_LOG_QUIET);
 }

@@ -46,8 +46,7 @@ struct ContainerInfo {
 ft_status probe_container(const char *path, ContainerInfo &info, ft_error *error);
 
 /// Silences FFmpeg's and OpenCV's own logging (once per process, and again after OpenCV
-/// re-initialises its FFmpeg backend) and gives OpenCV's image decoders the size limits of
-/// ft_limits. Called before every decode.
+/// re-initialises its FFmpeg backend). Called before every decode.
 void configure_libraries();
 
 }  // namespace ft

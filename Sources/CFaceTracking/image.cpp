@@ -1,6 +1,8 @@
 // Images: decoding, raw pixels, encoding, scaling, quality measures (OpenCV imgcodecs/imgproc).
 #include "container.hpp"
 #include "internal.hpp"
+#include "jpeg.hpp"
+#include "png.hpp"
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -8,7 +10,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <vector>
 #include <sys/stat.h>
+
+/// Largest encoded image file read into memory (a PNG of the largest allowed frame compresses
+/// to far less).
+static constexpr long long kMaxEncodedImageBytes = 256LL << 20;
 
 extern "C" {
 
@@ -60,6 +68,41 @@ int ft_file_is_image(const char *path) {
     }
 }
 
+/// Decodes JPEG or PNG bytes after checking the size their header declares against ft_limits.
+/// Other formats are refused: the engine takes JPEG and PNG stills (the spec's encoded frames).
+static ft_status decode_encoded(const uint8_t *bytes, size_t count, const char *what, cv::Mat &out, ft_error *error) {
+    ft::configure_libraries();
+    if (ft::is_png(bytes, count)) return ft::decode_png(bytes, count, what, out, error);
+    if (!ft::is_jpeg(bytes, count)) {
+        ft::set_error(error, "%s: not a JPEG or PNG image (stills must be JPEG or PNG)", what);
+        return FT_ERR_UNSUPPORTED;
+    }
+    int width = 0, height = 0;
+    if (!ft::jpeg_size(bytes, count, &width, &height)) {
+        ft::set_error(error, "%s: not a JPEG that can be decoded (unreadable header)", what);
+        return FT_ERR_DECODE;
+    }
+    ft_limits limits = ft_limits_get();
+    if (width > limits.max_frame_side || height > limits.max_frame_side ||
+        (int64_t)width * height > limits.max_frame_pixels) {
+        ft::set_error(error, "%s: the image is %dx%d pixels, larger than the limit (%lld megapixels, %d pixels a side); "
+                             "it was not decoded", what, width, height, (long long)(limits.max_frame_pixels / 1000000),
+                      limits.max_frame_side);
+        return FT_ERR_LIMIT;
+    }
+    return ft::guarded(error, what, [&] {
+        cv::Mat buffer(1, (int)count, CV_8UC1, const_cast<uint8_t *>(bytes));
+        // cv::imdecode applies the EXIF orientation, as cv::imread does.
+        cv::Mat decoded = cv::imdecode(buffer, cv::IMREAD_COLOR);
+        if (decoded.empty()) {
+            ft::set_error(error, "%s: not a JPEG that can be decoded (corrupt or truncated)", what);
+            return FT_ERR_DECODE;
+        }
+        out = decoded;
+        return FT_OK;
+    });
+}
+
 ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error) {
     if (!path || !out) return ft::set_error(error, "decode: null argument"), FT_ERR_ARGUMENT;
     struct stat st;
@@ -67,36 +110,24 @@ ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error)
         return ft::set_error(error, "%s: %s", path, std::strerror(errno)), FT_ERR_NOT_FOUND;
     if (!S_ISREG(st.st_mode)) return ft::set_error(error, "%s: not a regular file", path), FT_ERR_NOT_FOUND;
     if (st.st_size == 0) return ft::set_error(error, "%s: empty file", path), FT_ERR_UNSUPPORTED;
-    ft::configure_libraries();
+    if (st.st_size > kMaxEncodedImageBytes)
+        return ft::set_error(error, "%s: %lld bytes, larger than the limit for an image file (%lld)", path,
+                             (long long)st.st_size, (long long)kMaxEncodedImageBytes), FT_ERR_LIMIT;
     return ft::guarded(error, path, [&] {
-        cv::Mat decoded;
-        if (!ft::decode_within_limits(error, path, [&] { decoded = cv::imread(path, cv::IMREAD_COLOR); }))
-            return FT_ERR_LIMIT;
-        if (decoded.empty()) {
-            ft::set_error(error, "%s: not an image OpenCV can decode (or corrupt)", path);
-            return FT_ERR_UNSUPPORTED;
-        }
-        out->mat = decoded;
-        return FT_OK;
+        std::vector<uint8_t> bytes((size_t)st.st_size);
+        std::ifstream in(path, std::ios::binary);
+        if (!in.read(reinterpret_cast<char *>(bytes.data()), (std::streamsize)bytes.size()))
+            return ft::set_error(error, "%s: could not read the file", path), FT_ERR_NOT_FOUND;
+        return decode_encoded(bytes.data(), bytes.size(), path, out->mat, error);
     });
 }
 
 ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *out, ft_error *error) {
     if (!bytes || !out || count == 0) return ft::set_error(error, "decode: no bytes"), FT_ERR_ARGUMENT;
-    if (count > (size_t)INT32_MAX) return ft::set_error(error, "decode: %zu bytes is too large", count), FT_ERR_ARGUMENT;
-    ft::configure_libraries();
-    return ft::guarded(error, "decode", [&] {
-        cv::Mat buffer(1, (int)count, CV_8UC1, const_cast<uint8_t *>(bytes));
-        cv::Mat decoded;
-        if (!ft::decode_within_limits(error, "image", [&] { decoded = cv::imdecode(buffer, cv::IMREAD_COLOR); }))
-            return FT_ERR_LIMIT;
-        if (decoded.empty()) {
-            ft::set_error(error, "decode: %zu bytes are not an image OpenCV can decode (JPEG, PNG, ...)", count);
-            return FT_ERR_UNSUPPORTED;
-        }
-        out->mat = decoded;
-        return FT_OK;
-    });
+    if (count > (size_t)kMaxEncodedImageBytes)
+        return ft::set_error(error, "decode: %zu bytes, larger than the limit for an image (%lld)", count,
+                             (long long)kMaxEncodedImageBytes), FT_ERR_LIMIT;
+    return decode_encoded(bytes, count, "image", out->mat, error);
 }
 
 ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int stride,

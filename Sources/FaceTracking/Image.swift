@@ -77,6 +77,11 @@ public final class Image {
     public convenience init(pixels: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
                             format: PixelFormat) throws(FaceTrackingError) {
         self.init()
+        guard width <= FrameLimits.maxFrameSide, height <= FrameLimits.maxFrameSide,
+              width * height <= FrameLimits.maxFramePixels, bytesPerRow <= 16 * FrameLimits.maxFrameSide
+        else {
+            throw FaceTrackingError(kind: .limit, message: "pixels: \(width)×\(height) at \(bytesPerRow) bytes per row exceeds the limit (\(FrameLimits.maxFramePixels / 1_000_000) megapixels, \(FrameLimits.maxFrameSide) pixels a side)")
+        }
         guard width > 0, height > 0, bytesPerRow > 0, pixels.count >= bytesPerRow * (height - 1) + width * format.bytesPerPixel
         else {
             throw FaceTrackingError(kind: .argument,
