@@ -34,15 +34,20 @@ public final class AnalysisSession {
     private let observer: FaceObserver
     private let stopAtVerdict: Bool
     private let rotation: RotationProvider?
+    /// What the input may cost (frame size, frame rate, decoding); see `ResourceLimits`.
+    public let limits: ResourceLimits
 
     /// - Parameters:
     ///   - stopAtVerdict: stop decoding at the verdict (analysis); `false` traces every frame.
     ///   - rotation: where each frame's device angular speed comes from (nil: unknown).
     ///   - tracking: the tracker's settings; the guide circle is taken from `policy`.
+    ///   - limits: what the input may cost; the decoded-megapixel budget applies when stopping at
+    ///     the verdict (a trace reads whole files, its cost follows their duration).
     public init(source: FrameSource, model: LandmarkModel, policy: LivenessPolicy, seed: UInt64,
                 keepLandmarks: Bool = false, stopAtVerdict: Bool = true, rotation: RotationProvider? = nil,
-                tracking: TrackerConfiguration = .init()) throws(InputError) {
+                tracking: TrackerConfiguration = .init(), limits: ResourceLimits = .standard) throws(InputError) {
         self.source = source
+        self.limits = limits
         var configuration = tracking
         configuration.guideCenterX = policy.guideCenterX
         configuration.guideCenterY = policy.guideCenterY
@@ -69,6 +74,8 @@ public final class AnalysisSession {
         var rejected = 0
         var warnings: [String] = []
         var previous: Int64?
+        var budget = ResourceBudget(limits: limits, boundDecoding: stopAtVerdict)
+        if let info = source.videoInfo { try budget.admit(path: source.path, declaredFramesPerSecond: info.framesPerSecond) }
         while true {
             var next: Int64?
             var failure: InputError?
@@ -85,6 +92,7 @@ public final class AnalysisSession {
             }
             guard let timestamp = next else { break }
             decoded += 1
+            try budget.count(path: source.path, width: frame.width, height: frame.height, timestamp: timestamp)
             if let previous, timestamp <= previous {
                 // The spec: a frame whose timestamp does not increase is rejected and does not
                 // advance the session. Count it and say so once.

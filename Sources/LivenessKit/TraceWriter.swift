@@ -77,6 +77,6 @@ public final class TraceWriter {
         }
     }
 
-    /// Flushes the output.
-    public func finish() { sink.flush() }
+    /// Flushes the output (and closes a file); throws the first write error, naming the file.
+    public func finish() throws(InputError) { try sink.finish() }
 }

@@ -361,7 +361,7 @@ final class EngineTraceRoundTripTests: XCTestCase {
                 let path = dir.appendingPathComponent("trace-\(landmarks).\(format.rawValue)").path
                 let writer = TraceWriter(sink: try OutputSink(path: path), format: format, landmarks: landmarks)
                 for pair in records { writer.write(pair.record) }
-                writer.finish()
+                try writer.finish()
                 let reader = try TraceReader(path: path)
                 XCTAssertEqual(reader.format, format == .csv ? .csv : .jsonl)
                 let frames = try reader.readAll()
@@ -385,7 +385,7 @@ final class EngineTraceRoundTripTests: XCTestCase {
             let path = dir.appendingPathComponent("t.\(format.rawValue)").path
             let writer = TraceWriter(sink: try OutputSink(path: path), format: format)
             for pair in records { writer.write(pair.record) }
-            writer.finish()
+            try writer.finish()
             let machine = try TraceReplay.run(try TraceReader(path: path), policy: .init(), seed: 3).machine
             verdicts.append(machine.verdict)
             evidence.append(machine.evidence)
@@ -427,8 +427,8 @@ final class RecordingReplayTests: XCTestCase {
             csvWriter.write(step.record)
             jsonlWriter.write(step.record)
         }
-        csvWriter.finish()
-        jsonlWriter.finish()
+        try csvWriter.finish()
+        try jsonlWriter.finish()
         let expected = analysis.machine
         XCTAssertNotNil(expected.verdict)
 

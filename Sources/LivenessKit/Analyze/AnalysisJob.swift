@@ -13,8 +13,10 @@ public struct AnalyzeOptions: Sendable {
     public var motionPath: String?
     /// Estimate the device rotation from the video's background when there are no motion samples.
     public var estimateRotation = true
-    /// Write `annotated.mp4`.
+    /// Write `annotated.mp4` (kept for passed sessions, like the stills).
     public var annotate = false
+    /// Keep `annotated.mp4` for failed sessions too (a debugging aid; it shows the face).
+    public var annotateFailed = false
     /// Write `timeline.png`.
     public var plot = false
     /// Redo inputs whose report is already complete.
@@ -55,11 +57,18 @@ public enum AnalysisJob {
             var machine = LivenessMachine(policy: options.policy, seed: options.seed)
             _ = machine.finish(.invalidInput)
             let report = LivenessReport(machine: machine, input: ReportInput(path: input, kind: .video), wallSeconds: 0,
-                                        stills: (nil, nil), warnings: [error.description])
+                                        stills: (nil, nil), warnings: [], error: error.description)
             result.report = report
             if let data = try? report.jsonData() { try? AtomicFile.write([UInt8](data), to: reportPath) }
         }
         return result
+    }
+
+    /// The input path recorded in the report at `path`, if a report is there.
+    static func reportInput(at path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path),
+              let report = try? JSONDecoder().decode(LivenessReport.self, from: data) else { return nil }
+        return report.input.path
     }
 
     /// A finished report at `path` (not one that recorded an invalid input, which a rerun retries).
@@ -105,9 +114,9 @@ public enum AnalysisJob {
         } catch {
             throw InputError(path: input, problem: "\(error)")
         }
-        writer?.finish()
-        annotator?.finish()
+        try writer?.finish()
         let passed = outcome.machine.verdict?.status == .passed
+        try annotator?.finish(keep: passed || options.annotateFailed)
         let paths = try stills.release(passed: passed, folder: folder)
         var warnings = outcome.warnings
         if let rotation = rotation as? VideoRotationEstimator, let note = rotation.summary { warnings.append(note) }

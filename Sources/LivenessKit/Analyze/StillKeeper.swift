@@ -1,6 +1,10 @@
 import FaceTracking
 import LivenessCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Keeps copies of the autoshot and snapshot frames while a session runs, and writes them as
 /// JPEGs (permissions 0600: biometric data) only when the verdict releases them (`passed`).
 final class StillKeeper {
@@ -19,8 +23,14 @@ final class StillKeeper {
     }
 
     /// Writes the stills into `folder` when `passed`; returns their paths (nil when not written).
+    /// When not passed, removes stills an earlier run of the same input left there: a folder never
+    /// holds stills its report does not release.
     func release(passed: Bool, folder: String, quality: Int = 92) throws(InputError) -> (autoshot: String?, snapshot: String?) {
-        guard passed else { return (nil, nil) }
+        guard passed else {
+            unlink(folder + "/autoshot.jpg")
+            unlink(folder + "/snapshot.jpg")
+            return (nil, nil)
+        }
         func write(_ image: Image?, _ name: String) throws(InputError) -> String? {
             guard let image else { return nil }
             let path = folder + "/" + name

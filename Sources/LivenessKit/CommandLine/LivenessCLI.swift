@@ -21,8 +21,19 @@ public enum LivenessCLI {
         See 'liveness <subcommand> --help' for detailed help.
         """
 
-    /// Runs the command line (without the program name); returns the process exit code.
+    /// Runs the command line (without the program name); returns the process exit code. When
+    /// something could not be written to standard output the exit code is 2 and standard error
+    /// says why, whatever the command decided.
     public static func run(_ arguments: [String], console: Console) -> Int32 {
+        let code = dispatch(arguments, console: console)
+        if let failure = console.standardOutputFailure {
+            console.error("error: cannot write to standard output: \(failure)")
+            return 2
+        }
+        return code
+    }
+
+    private static func dispatch(_ arguments: [String], console: Console) -> Int32 {
         guard let first = arguments.first else {
             console.error(help)
             return 2

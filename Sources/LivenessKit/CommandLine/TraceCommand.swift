@@ -32,7 +32,7 @@ public enum TraceCommand {
             let seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
             let input = parsed.positionals[0]
             let source = try FrameSource(path: input)
-            let sink = try parsed.value("--output").map { path throws(InputError) in try OutputSink(path: path) } ?? .standardOutput()
+            let sink = try parsed.value("--output").map { path throws(InputError) in try OutputSink(path: path) } ?? console.standardOutputSink()
             let writer = TraceWriter(sink: sink, format: format, landmarks: parsed.has("--landmarks"))
             let model = try LandmarkModel.load()
             var tracking = TrackerConfiguration()
@@ -44,13 +44,13 @@ public enum TraceCommand {
                                                   estimateFromVideo: !parsed.has("--no-video-rotation"), source: source),
                                               tracking: tracking)
             let outcome = try session.run { step in writer.write(step.record) }
-            writer.finish()
-            for warning in outcome.warnings { console.error("warning: \(warning)") }
+            try writer.finish()
+            for warning in outcome.warnings { console.error("warning: \(Console.printable(warning))") }
             return 0
         } catch let error as UsageError {
             return console.usageError(error, spec: spec)
         } catch {
-            console.error("error: \(error)")
+            console.error("error: \(Console.printable("\(error)"))")
             return 2
         }
     }

@@ -37,6 +37,9 @@ public struct LivenessReport: Sendable, Equatable, Codable {
     public var timing: Timing
     /// Problems worth knowing that did not stop the analysis, one sentence each.
     public var warnings: [String]
+    /// The problem that made the input unusable (verdict `invalidInput`): the file and what is
+    /// wrong with it, in the engine's words; `nil` (JSON `null`) otherwise.
+    public var error: String?
 
     /// The software that produced the report.
     public struct Engine: Sendable, Equatable, Codable {
@@ -189,6 +192,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case schema, engine, input, policy, seed, challenge, verdict, actions, autoshot, snapshot, frames, timing, warnings
+        case error
     }
 
     /// Encodes every key; a missing autoshot or snapshot as `null`.
@@ -207,5 +211,6 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         try c.encode(frames, forKey: .frames)
         try c.encode(timing, forKey: .timing)
         try c.encode(warnings, forKey: .warnings)
+        try c.encodeOrNull(error, forKey: .error)
     }
 }
