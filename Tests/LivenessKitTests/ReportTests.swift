@@ -57,8 +57,9 @@ private func object(_ report: LivenessReport) throws -> [String: Any] {
 final class ReportSchemaTests: XCTestCase {
     /// The keys of `liveness-report/1`, from docs/report-schema.md.
     private let topKeys: Set<String> = ["schema", "engine", "input", "policy", "seed", "challenge", "verdict", "actions",
-                                        "autoshot", "snapshot", "frames", "timing", "warnings"]
-    private let inputKeys: Set<String> = ["path", "kind", "width", "height", "fps", "frames", "durationSeconds", "rotationDegrees"]
+                                        "autoshot", "snapshot", "frames", "timing", "warnings", "error"]
+    private let inputKeys: Set<String> = ["path", "kind", "width", "height", "fps", "frames", "durationSeconds", "rotationDegrees",
+                                          "mirrored"]
     private let stillKeys: Set<String> = ["frame", "seconds", "path", "box"]
     private let frameKeys: Set<String> = ["read", "tracked", "credited", "rotating", "rotationUnknown", "ignoredAfterVerdict"]
 
@@ -148,7 +149,8 @@ final class ReportSchemaTests: XCTestCase {
         XCTAssertTrue(isNull(json["snapshot"]))
         let input = try XCTUnwrap(json["input"] as? [String: Any])
         XCTAssertEqual(Set(input.keys), inputKeys)
-        for key in ["width", "height", "fps", "frames", "durationSeconds", "rotationDegrees"] {
+        XCTAssertTrue(isNull(json["error"]), "error is null when the input was usable")
+        for key in ["width", "height", "fps", "frames", "durationSeconds", "rotationDegrees", "mirrored"] {
             XCTAssertTrue(isNull(input[key]), "input.\(key) should be null")
         }
         let verdict = try XCTUnwrap(json["verdict"] as? [String: Any])

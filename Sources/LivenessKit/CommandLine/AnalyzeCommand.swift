@@ -7,7 +7,7 @@ public enum AnalyzeCommand {
     public static let spec = CommandSpec(
         name: "analyze",
         overview: "Judge recorded selfie videos: blink and head-turn challenge, autoshot and snapshot, a report per input.",
-        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--plot] [--force] [--shard <i/n>]",
+        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--annotate-failed] [--plot] [--force] [--shard <i/n>]",
         arguments: [("<input>...", "Videos or images, or directories of them.")],
         options: [
             .option("--output", "DIR", "Where the per-input folders go (default: liveness-out)."),
