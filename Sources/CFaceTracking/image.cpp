@@ -133,10 +133,12 @@ ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *ou
 ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int stride,
                                ft_pixel_format format, ft_image *out, ft_error *error) {
     int channels = 0;
+    bool planar = false;
     switch (format) {
         case FT_PIXELS_BGR: case FT_PIXELS_RGB: channels = 3; break;
         case FT_PIXELS_GRAY: channels = 1; break;
         case FT_PIXELS_BGRA: case FT_PIXELS_RGBA: channels = 4; break;
+        case FT_PIXELS_NV12: case FT_PIXELS_I420: channels = 1, planar = true; break;
         default: return ft::set_error(error, "pixels: unknown format %d", (int)format), FT_ERR_ARGUMENT;
     }
     if (!pixels || !out || width <= 0 || height <= 0)
@@ -148,7 +150,18 @@ ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int
                              (long long)(limits.max_frame_pixels / 1000000), limits.max_frame_side), FT_ERR_LIMIT;
     if (stride < width * channels)
         return ft::set_error(error, "pixels: stride %d is less than %d bytes per row", stride, width * channels), FT_ERR_ARGUMENT;
+    if (planar && (width % 2 != 0 || height % 2 != 0))
+        return ft::set_error(error, "pixels: YUV 4:2:0 frames need an even width and height, not %dx%d", width, height),
+               FT_ERR_ARGUMENT;
+    if (format == FT_PIXELS_I420 && stride != width)
+        return ft::set_error(error, "pixels: I420 planes must be tightly packed (stride %d, width %d)", stride, width),
+               FT_ERR_ARGUMENT;
     return ft::guarded(error, "pixels", [&] {
+        if (planar) {
+            cv::Mat yuv(height * 3 / 2, width, CV_8UC1, const_cast<uint8_t *>(pixels), (size_t)stride);
+            cv::cvtColor(yuv, out->mat, format == FT_PIXELS_NV12 ? cv::COLOR_YUV2BGR_NV12 : cv::COLOR_YUV2BGR_I420);
+            return FT_OK;
+        }
         cv::Mat view(height, width, CV_8UC(channels), const_cast<uint8_t *>(pixels), (size_t)stride);
         switch (format) {
             case FT_PIXELS_BGR: view.copyTo(out->mat); break;
@@ -156,7 +169,22 @@ ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int
             case FT_PIXELS_GRAY: cv::cvtColor(view, out->mat, cv::COLOR_GRAY2BGR); break;
             case FT_PIXELS_BGRA: cv::cvtColor(view, out->mat, cv::COLOR_BGRA2BGR); break;
             case FT_PIXELS_RGBA: cv::cvtColor(view, out->mat, cv::COLOR_RGBA2BGR); break;
+            default: break;
         }
+        return FT_OK;
+    });
+}
+
+ft_status ft_image_rotate(ft_image *image, int clockwise_degrees, ft_error *error) {
+    if (!image || image->mat.empty()) return ft::set_error(error, "rotate: empty image"), FT_ERR_ARGUMENT;
+    int degrees = ((clockwise_degrees % 360) + 360) % 360;
+    if (degrees % 90 != 0) return ft::set_error(error, "rotate: %d is not a multiple of 90 degrees", clockwise_degrees), FT_ERR_ARGUMENT;
+    if (degrees == 0) return FT_OK;
+    return ft::guarded(error, "rotate", [&] {
+        cv::Mat turned;
+        cv::rotate(image->mat, turned, degrees == 90 ? cv::ROTATE_90_CLOCKWISE
+                                       : degrees == 180 ? cv::ROTATE_180 : cv::ROTATE_90_COUNTERCLOCKWISE);
+        image->mat = turned;
         return FT_OK;
     });
 }

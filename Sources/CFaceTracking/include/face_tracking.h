@@ -65,7 +65,9 @@ typedef enum ft_pixel_format {
     FT_PIXELS_RGB = 1,
     FT_PIXELS_GRAY = 2,
     FT_PIXELS_BGRA = 3,
-    FT_PIXELS_RGBA = 4
+    FT_PIXELS_RGBA = 4,
+    FT_PIXELS_NV12 = 5,  /**< Y plane (rows `stride` bytes apart), then interleaved U/V at half height; even sizes */
+    FT_PIXELS_I420 = 6   /**< Y plane, then U and V planes at half width and height, tightly packed (stride = width); even sizes */
 } ft_pixel_format;
 
 /** A new empty image; fill it with one of the calls below. Never NULL unless out of memory. */
@@ -102,6 +104,8 @@ void ft_buffer_free(ft_buffer *buffer);
 ft_status ft_image_encode_jpeg(const ft_image *image, int quality, ft_buffer *out, ft_error *error);
 /** PNG-encodes the image into a new buffer (cv::imencode). */
 ft_status ft_image_encode_png(const ft_image *image, ft_buffer *out, ft_error *error);
+/** Turns the image clockwise by 0, 90, 180 or 270 degrees in place (cv::rotate). */
+ft_status ft_image_rotate(ft_image *image, int clockwise_degrees, ft_error *error);
 /** Mirrors the image left-right in place (cv::flip). */
 ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error);
 /** Resizes in place by a factor (area interpolation when shrinking). */

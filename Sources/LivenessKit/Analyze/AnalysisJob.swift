@@ -86,7 +86,6 @@ public enum AnalysisJob {
                                                    source: source)
         let session = try AnalysisSession(source: source, model: model, policy: options.policy, seed: options.seed,
                                           stopAtVerdict: true, rotation: rotation)
-        let stills = StillKeeper()
         var writer: TraceWriter?
         if let trace = options.tracePath {
             let format: TraceFormat = trace.hasSuffix(".jsonl") ? .jsonl : .csv
@@ -101,7 +100,6 @@ public enum AnalysisJob {
         let outcome: AnalysisOutcome
         do {
             outcome = try session.run { step in
-                stills.take(step.events, frame: step.frame)
                 writer?.write(step.record)
                 try annotator?.add(step)
                 if options.plot {
@@ -117,6 +115,7 @@ public enum AnalysisJob {
         try writer?.finish()
         let passed = outcome.machine.verdict?.status == .passed
         try annotator?.finish(keep: passed || options.annotateFailed)
+        let stills = StillKeeper(autoshot: session.processor.autoshot, snapshot: session.processor.snapshot)
         let paths = try stills.release(passed: passed, folder: folder)
         var warnings = outcome.warnings
         if let rotation = rotation as? VideoRotationEstimator, let note = rotation.summary { warnings.append(note) }

@@ -5,22 +5,11 @@ import LivenessCore
 import Glibc
 #endif
 
-/// Keeps copies of the autoshot and snapshot frames while a session runs, and writes them as
-/// JPEGs (permissions 0600: biometric data) only when the verdict releases them (`passed`).
-final class StillKeeper {
-    private(set) var autoshot: Image?
-    private(set) var snapshot: Image?
-
-    /// Copies the frame of a still event.
-    func take(_ events: [LivenessEvent], frame: Image) {
-        for event in events {
-            switch event {
-            case .autoshot: autoshot = frame.copy()
-            case .snapshot: snapshot = frame.copy()
-            default: break
-            }
-        }
-    }
+/// Writes a session's autoshot and snapshot (kept by its `FrameProcessor`) as JPEGs
+/// (permissions 0600: biometric data) only when the verdict releases them (`passed`).
+struct StillKeeper {
+    var autoshot: Image?
+    var snapshot: Image?
 
     /// Writes the stills into `folder` when `passed`; returns their paths (nil when not written).
     /// When not passed, removes stills an earlier run of the same input left there: a folder never

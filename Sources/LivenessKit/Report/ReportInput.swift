@@ -12,6 +12,8 @@ public struct ReportInput: Sendable, Equatable, Codable {
         case image
         /// A face-tracking trace (`liveness replay`): no pixels, no stills.
         case trace
+        /// Frames pushed by a camera client (`StreamSession`, `liveness serve`).
+        case stream
     }
 
     /// The input file's path as given on the command line.

@@ -1,17 +1,6 @@
 import FaceTracking
+import Foundation
 import LivenessCore
-
-/// One frame of an analysis: the decoded frame (borrowed: valid only during the callback),
-/// what was measured, what the machine made of it and the events it caused.
-public struct AnalysisStep {
-    public var frame: Image
-    public var observation: Observation
-    public var measurement: FrameMeasurement
-    public var assessment: FrameAssessment
-    public var events: [LivenessEvent]
-    /// The frame's trace record, core-derived columns filled in.
-    public var record: TraceRecord
-}
 
 /// What an analysis ended with.
 public struct AnalysisOutcome {
@@ -26,14 +15,17 @@ public struct AnalysisOutcome {
     public var wallSeconds: Double
 }
 
-/// Drives one input through the tracker and the liveness state machine, frame by frame. The
-/// same machine and the same observations serve `trace`, `analyze` and replay.
+/// Drives one input file through a `FrameProcessor`, frame by frame: the offline front end of
+/// `trace` and `analyze`. It decodes, enforces the input's resource budget, skips frames whose
+/// timestamps do not increase (with a warning) and ends the session with `inputEnded` when the
+/// file ends before a verdict.
 public final class AnalysisSession {
     public let source: FrameSource
-    public private(set) var machine: LivenessMachine
-    private let observer: FaceObserver
+    /// The processor every frame goes through (the same as a stream's).
+    public let processor: FrameProcessor
+    /// The machine after the frames processed so far.
+    public var machine: LivenessMachine { processor.machine }
     private let stopAtVerdict: Bool
-    private let rotation: RotationProvider?
     /// What the input may cost (frame size, frame rate, decoding); see `ResourceLimits`.
     public let limits: ResourceLimits
 
@@ -48,19 +40,13 @@ public final class AnalysisSession {
                 tracking: TrackerConfiguration = .init(), limits: ResourceLimits = .standard) throws(InputError) {
         self.source = source
         self.limits = limits
-        var configuration = tracking
-        configuration.guideCenterX = policy.guideCenterX
-        configuration.guideCenterY = policy.guideCenterY
-        configuration.guideRadius = policy.guideRadius
         do {
-            observer = FaceObserver(tracker: try FaceTracker(model: model, configuration: configuration))
+            processor = try FrameProcessor(model: model, policy: policy, seed: seed, rotation: rotation,
+                                           tracking: tracking, keepLandmarks: keepLandmarks)
         } catch {
             throw InputError(path: source.path, error)
         }
-        observer.keepLandmarks = keepLandmarks
-        machine = LivenessMachine(policy: policy, seed: seed)
         self.stopAtVerdict = stopAtVerdict
-        self.rotation = rotation
     }
 
     /// Decodes and judges frames until the input ends (or the verdict, when stopping there),
@@ -69,7 +55,6 @@ public final class AnalysisSession {
         let clock = ContinuousClock()
         let start = clock.now
         let frame = Image()
-        var index = 0
         var decoded = 0
         var rejected = 0
         var warnings: [String] = []
@@ -103,27 +88,18 @@ public final class AnalysisSession {
                 continue
             }
             previous = timestamp
-            let deviceRotation = try rotation?.rotation(for: frame, timestampMicroseconds: timestamp) ?? .unknown
-            let result: FaceObserver.Result
+            let step: AnalysisStep
             do {
-                result = try observer.observe(frame, index: index, timestampMicroseconds: timestamp, rotation: deviceRotation)
-            } catch {
+                step = try processor.process(frame, timestampMicroseconds: timestamp)
+            } catch let error as FaceTrackingError {
                 throw InputError(path: source.path, error)
             }
-            rotation?.didObserve(result.measurement)
-            let step = try machine.observe(result.observation)
-            var record = result.record
-            record.fill(from: step.frame)
-            try body(AnalysisStep(frame: frame, observation: result.observation, measurement: result.measurement,
-                                  assessment: step.frame, events: step.events, record: record))
-            index += 1
-            if stopAtVerdict && machine.verdict != nil { break }
+            try body(step)
+            if stopAtVerdict && processor.machine.verdict != nil { break }
         }
-        if machine.verdict == nil { _ = machine.finish(.inputEnded) }
-        let elapsed = clock.now - start
-        let seconds = elapsed.inSeconds
-        return AnalysisOutcome(machine: machine, framesDecoded: decoded, framesRejected: rejected, warnings: warnings,
-                               wallSeconds: seconds)
+        if processor.machine.verdict == nil { _ = processor.finish(.inputEnded) }
+        return AnalysisOutcome(machine: processor.machine, framesDecoded: decoded, framesRejected: rejected,
+                               warnings: warnings, wallSeconds: (clock.now - start).inSeconds)
     }
 }
 
@@ -134,18 +110,4 @@ public protocol RotationProvider: AnyObject {
     func rotation(for frame: Image, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation
     /// Called after the face tracker measured the frame (to mask the face out next time).
     func didObserve(_ measurement: FrameMeasurement)
-}
-
-extension TraceRecord {
-    /// Copies the machine's judgement of the frame into the record.
-    mutating func fill(from a: FrameAssessment) {
-        let q = NumberFormat.quantized
-        eyeClosureLeft = a.eyeClosureLeft.map(q)
-        eyeClosureRight = a.eyeClosureRight.map(q)
-        relativeYawDegrees = a.relativeYawDegrees.map(q)
-        credited = a.credited
-        notCreditedReason = a.notCreditedReason?.rawValue
-        phase = a.phase.rawValue
-        hud = a.hud.name
-    }
 }
