@@ -1,4 +1,4 @@
-import LivenessKit
+import LivenessCommands
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessCommands
 import LivenessKit
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import LivenessCore
+import LivenessCommands
 import LivenessKit
 import XCTest
 

@@ -31,7 +31,7 @@ public final class RegressSuite: @unchecked Sendable {
     }
 
     /// The package root for a case folder `<root>/Recordings/cases`.
-    static func root(of directory: String) -> String {
+    public static func root(of directory: String) -> String {
         URL(fileURLWithPath: directory).standardizedFileURL.deletingLastPathComponent().deletingLastPathComponent().path
     }
 

@@ -45,7 +45,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
     public struct Engine: Sendable, Equatable, Codable {
         /// Always `liveness`.
         public var name: String
-        /// `LivenessCLI.version`.
+        /// `LivenessEngine.version`.
         public var version: String
     }
 

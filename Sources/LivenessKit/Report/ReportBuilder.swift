@@ -29,7 +29,7 @@ extension LivenessReport {
         func seconds(_ micros: Int64) -> Double { Double(micros) / 1e6 }
 
         schema = Self.schemaIdentifier
-        engine = Engine(name: "liveness", version: LivenessCLI.version)
+        engine = Engine(name: "liveness", version: LivenessEngine.version)
         self.input = input
         policy = e.policy
         seed = e.seed

@@ -13,6 +13,12 @@ public struct StreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooFast
         /// A motion sample that is not finite or not on the frames' clock.
         case invalidMotion
+        /// A text message that is not valid JSON of the protocol, or arrives at the wrong time.
+        case invalidMessage
+        /// The client is not allowed this (a token, a policy weaker than the session's).
+        case forbidden
+        /// The session was idle, or reached the server's limits (frames, time).
+        case limitReached
         /// The session is over (verdict given, cancelled or expired).
         case sessionEnded
         /// Something else inside the engine; the session cannot go on.

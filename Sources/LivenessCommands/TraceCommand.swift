@@ -1,5 +1,6 @@
 import FaceTracking
 import LivenessCore
+import LivenessKit
 
 /// `liveness trace`: one record per frame of a video or image.
 public enum TraceCommand {

@@ -1,7 +1,8 @@
+import LivenessKit
 /// The `liveness` command: a tree of subcommands.
 public enum LivenessCLI {
     /// The engine's version, written into every report.
-    public static let version = "0.1.0"
+    public static var version: String { LivenessEngine.version }
 
     public static let help = """
         OVERVIEW: Liveness analysis of selfie videos: blink and head-turn challenge, autoshot and snapshot.
@@ -12,6 +13,8 @@ public enum LivenessCLI {
           analyze                 Judge recorded selfie videos: verdict, stills and a report per input.
           regress                 Run the regression suite: generated cases and labelled real clips.
           replay                  Judge a face-tracking trace (CSV, JSONL or arkit-trace/1) without video.
+          serve                   Serve the streaming API for camera clients and relying parties.
+          stream                  Stream a recording to 'liveness serve' as a camera would.
           trace                   Write the face-tracking observations of a video or image, one record per frame.
 
         OPTIONS:
@@ -54,11 +57,16 @@ public enum LivenessCLI {
             return ReplayCommand.run(rest, console: console)
         case "trace":
             return TraceCommand.run(rest, console: console)
+        case "serve":
+            return ServeCommand.run(rest, console: console)
+        case "stream":
+            return StreamCommand.run(rest, console: console)
         default:
             console.error("error: unknown subcommand '\(first)'\n\n\(help)")
             return 2
         }
     }
 
-    static var specs: [String: CommandSpec] { ["analyze": AnalyzeCommand.spec, "regress": RegressCommand.spec, "replay": ReplayCommand.spec, "trace": TraceCommand.spec] }
+    static var specs: [String: CommandSpec] { ["analyze": AnalyzeCommand.spec, "regress": RegressCommand.spec, "replay": ReplayCommand.spec, "trace": TraceCommand.spec,
+                                          "serve": ServeCommand.spec, "stream": StreamCommand.spec] }
 }

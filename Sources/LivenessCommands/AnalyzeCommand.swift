@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessKit
 
 /// `liveness analyze`: the main job. A verdict with stills for each recorded selfie video.
 public enum AnalyzeCommand {

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import LivenessKit
 #endif
 
 /// Where commands print: standard output for results, standard error for messages. A

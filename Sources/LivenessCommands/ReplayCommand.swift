@@ -1,5 +1,6 @@
 import Foundation
 import LivenessCore
+import LivenessKit
 
 /// `liveness replay`: judges a recorded face-tracking trace with the state machine alone.
 public enum ReplayCommand {

@@ -1,5 +1,6 @@
 import FaceTracking
 import Foundation
+import LivenessKit
 
 /// `liveness regress`: the regression suite over the generated cases and the labelled real clips.
 public enum RegressCommand {
