@@ -196,6 +196,10 @@ public final class LivenessServer: @unchecked Sendable {
         stopped.signal()
     }
 
+    /// Processing times in seconds of the frames processed after the first `marker` (a count
+    /// from `frameStatistics.processed`), as far back as the last 10,000.
+    public func frameSeconds(after marker: Int) -> [Double] { metrics.latencies(after: marker) }
+
     /// Figures and latency of the frames processed so far (benchmarks, the stream test).
     public var frameStatistics: (processed: Int, dropped: Int, p50Seconds: Double?, p99Seconds: Double?) {
         let s = metrics.snapshot

@@ -33,6 +33,12 @@ final class ServiceMetrics: @unchecked Sendable {
 
     func error(_ code: String) { lock.withLock { errorsTotal[code, default: 0] += 1 } }
 
+    /// Processing times (seconds) of the frames processed after the first `marker` ones (as far
+    /// back as the last 10,000).
+    func latencies(after marker: Int) -> [Double] {
+        lock.withLock { Array(latencies.suffix(max(0, min(latencies.count, framesTotal - marker)))) }
+    }
+
     /// Frames processed, dropped; the processing-time quantiles of the last 10,000 frames.
     var snapshot: (processed: Int, dropped: Int, p50: Double?, p99: Double?) {
         lock.withLock {
