@@ -27,7 +27,14 @@ public final class FaceObserver {
     /// Measures `frame` (frame `index`, presentation time `timestampMicroseconds`).
     public func observe(_ frame: Image, index: Int, timestampMicroseconds: Int64,
                         rotation: DeviceRotation = .unknown) throws(FaceTrackingError) -> Result {
-        let measurement = try tracker.process(frame)
+        observation(of: try tracker.process(frame), frame: frame, index: index, timestampMicroseconds: timestampMicroseconds,
+                    rotation: rotation)
+    }
+
+    /// The observation and record of a frame the tracker has measured (the tracking and the
+    /// device rotation may be computed at the same time, on two threads).
+    public func observation(of measurement: FrameMeasurement, frame: Image, index: Int, timestampMicroseconds: Int64,
+                            rotation: DeviceRotation) -> Result {
         let first = firstTimestamp ?? timestampMicroseconds
         if firstTimestamp == nil { firstTimestamp = timestampMicroseconds }
         let relative = timestampMicroseconds - first
