@@ -186,6 +186,8 @@ typedef struct ft_tracker_config {
     double detection_threshold;  /**< HOG score threshold for a face (0.0 is dlib's default) */
     int verify_interval;         /**< frames between HOG checks of a tracked face (5) */
     int track;                   /**< 1: detect once then track; 0: detect on every frame */
+    double search_coarse_interval_ms; /**< without a face, media time between searches for large faces (100) */
+    double search_fine_interval_ms;   /**< without a face, media time between full searches down to min_face_fraction (300) */
 } ft_tracker_config;
 
 /** The defaults documented on each field. */
@@ -233,8 +235,19 @@ ft_status ft_tracker_new(const ft_model *model, const ft_tracker_config *config,
 void ft_tracker_free(ft_tracker *tracker);
 /** Forgets the tracked face (next frame runs a full detection). */
 void ft_tracker_reset(ft_tracker *tracker);
-/** Finds/tracks the primary face on `frame` and measures it. */
+/** Finds/tracks the primary face on `frame` and measures it (every frame searched: no pacing). */
 ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_observation *out, ft_error *error);
+/**
+ * Same, for a frame at `timestamp_ms` on the stream's clock. While no face is tracked the
+ * searches are paced by media time: the first frame and a frame on which a track is lost get a
+ * full search at once; after a search found nothing, large faces (faces of at least 30% of the
+ * shorter side, the coarse pass) are looked for at most every `search_coarse_interval_ms` and
+ * all faces down to `min_face_fraction` at most every `search_fine_interval_ms`. A frame with no
+ * search due returns no face at almost no cost, so a clip without a face costs about as much as
+ * one with a tracked face, whatever its frame rate.
+ */
+ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
+                                ft_error *error);
 
 /** Runs only the HOG detector on the whole frame at `scale` (upsampling when > 1); boxes in frame pixels. */
 ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,

@@ -93,7 +93,7 @@ public final class FrameProcessor {
                 }
             }
             do {
-                measurement = try observer.tracker.process(frame)
+                measurement = try observer.tracker.process(frame, timestampMilliseconds: Double(timestamp) / 1000)
             } catch {
                 parallel.wait()
                 throw error
@@ -103,7 +103,7 @@ public final class FrameProcessor {
             rotationFailure = box.failure
         } else {
             if let rotation { deviceRotation = try rotation.rotation(for: frame, timestampMicroseconds: timestamp) }
-            measurement = try observer.tracker.process(frame)
+            measurement = try observer.tracker.process(frame, timestampMilliseconds: Double(timestamp) / 1000)
         }
         if let rotationFailure { throw rotationFailure }
         let result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
