@@ -205,6 +205,7 @@ void measure(ft_tracker &t, ft_observation *out, int width, int height) {
     ft::Pose pose;
     if (t.pose.estimate(p, width, height, pose)) {
         out->yaw_degrees = pose.yaw_degrees;
+        out->line_of_sight_yaw_degrees = pose.line_of_sight_yaw_degrees;
         out->pitch_degrees = pose.pitch_degrees;
         out->roll_degrees = pose.roll_degrees;
         out->pose_error_px = pose.error_px;

@@ -73,8 +73,12 @@ public struct FaceMeasurement: Sendable, Equatable {
     public var eyeAspectRatioLeft: Double
     /// Eye aspect ratio of the subject's own right eye (landmarks 36-41).
     public var eyeAspectRatioRight: Double
-    /// Head yaw in degrees, camera frame; positive when the subject turns to their own left.
+    /// Head yaw in degrees against the camera's axes; positive when the subject turns to their
+    /// own left. Changes when the camera rotates or the face moves across the frame.
     public var yawDegrees: Double
+    /// Head yaw in degrees against the line of sight from the head's turning point to the
+    /// camera; positive to the subject's own left. Unchanged by camera rotation (see `HeadPose`).
+    public var lineOfSightYawDegrees: Double
     /// Head pitch in degrees; positive when the subject looks up.
     public var pitchDegrees: Double
     /// Head roll in degrees; positive when the head tilts towards the subject's left shoulder.
@@ -180,7 +184,7 @@ extension FrameMeasurement {
             box: Rect(x: o.box_x, y: o.box_y, width: o.box_w, height: o.box_h),
             center: Point(x: o.center_x, y: o.center_y),
             eyeAspectRatioLeft: o.ear_left, eyeAspectRatioRight: o.ear_right,
-            yawDegrees: o.yaw_degrees, pitchDegrees: o.pitch_degrees, rollDegrees: o.roll_degrees,
+            yawDegrees: o.yaw_degrees, lineOfSightYawDegrees: o.line_of_sight_yaw_degrees, pitchDegrees: o.pitch_degrees, rollDegrees: o.roll_degrees,
             eyeDistancePixels: o.eye_distance_px, poseErrorPixels: o.pose_error_px, landmarks: points)
     }
 }

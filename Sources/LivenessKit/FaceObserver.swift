@@ -53,6 +53,7 @@ public final class FaceObserver {
             record.earLeft = q(m.eyeAspectRatioLeft)
             record.earRight = q(m.eyeAspectRatioRight)
             record.yawDegrees = q(m.yawDegrees)
+            record.lineOfSightYawDegrees = q(m.lineOfSightYawDegrees)
             record.pitchDegrees = q(m.pitchDegrees)
             record.rollDegrees = q(m.rollDegrees)
             record.eyeDistancePixels = q(m.eyeDistancePixels)
@@ -60,7 +61,8 @@ public final class FaceObserver {
             face = FaceObservation(
                 centerX: record.faceCenterX!, centerY: record.faceCenterY!,
                 eyes: .aspectRatio(left: record.earLeft!, right: record.earRight!),
-                yawDegrees: record.yawDegrees!, pitchDegrees: record.pitchDegrees, rollDegrees: record.rollDegrees,
+                yawDegrees: record.yawDegrees!, lineOfSightYawDegrees: record.lineOfSightYawDegrees,
+                pitchDegrees: record.pitchDegrees, rollDegrees: record.rollDegrees,
                 box: box, eyeDistancePixels: record.eyeDistancePixels)
         }
         let observation = Observation(
