@@ -500,6 +500,21 @@ ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, doub
     return process(tracker, frame, timestamp_ms, true, out, error);
 }
 
+ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
+                           double *xy, ft_error *error) {
+    if (!model || !frame || !xy) return ft::set_error(error, "fit: null argument"), FT_ERR_ARGUMENT;
+    if (frame->mat.empty() || frame->mat.type() != CV_8UC3) return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
+    if (!(w > 1 && h > 1) || !std::isfinite(x) || !std::isfinite(y)) return ft::set_error(error, "fit: bad box"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "fit", [&] {
+        cv::Mat gray;
+        cv::cvtColor(frame->mat, gray, cv::COLOR_BGR2GRAY);
+        dlib::cv_image<unsigned char> image(gray);
+        dlib::rectangle rect((long)std::lround(x), (long)std::lround(y), (long)std::lround(x + w), (long)std::lround(y + h));
+        fill_landmarks(model->predictor(image, rect), xy);
+        return FT_OK;
+    });
+}
+
 ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,
                           ft_candidate *out, int capacity, int *count, ft_error *error) {
     if (!model || !frame || !count || (capacity > 0 && !out)) return ft::set_error(error, "detect: null argument"), FT_ERR_ARGUMENT;

@@ -1,8 +1,11 @@
 // liveness-bench: the engine's speed, measured side by side in one run (release build), as
-// ratios that do not depend on how fast this machine happens to be today.
+// ratios that do not depend on how fast this machine happens to be today. Needs the shared
+// recordings (../shared/recordings) and ffmpeg.
 //
-//   swift run -c release liveness-bench [VIDEO] [--repeat N]      per-stage pipeline costs
-//   swift run -c release liveness-bench --stream [--sessions N]    the streaming service
+//   swift run -c release liveness-bench                          all of it (about 10 minutes)
+//   swift run -c release liveness-bench --scale [480,720,1080]   decode / analyze / naive at each size
+//   swift run -c release liveness-bench --stream [--sessions N]  the streaming service under load
+//   swift run -c release liveness-bench --pipeline [VIDEO]       per-stage costs of one clip
 import Foundation
 
 #if canImport(Glibc)
@@ -10,13 +13,19 @@ import Glibc
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-func option(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count && !arguments[$0 + 1].hasPrefix("--") ? arguments[$0 + 1] : nil }
+}
 do {
-    if arguments.contains("--stream") {
-        try streamingBenchmark(sessions: option("--sessions").flatMap(Int.init), seconds: option("--seconds").flatMap(Double.init) ?? 10)
-    } else {
-        let video = arguments.first { !$0.hasPrefix("--") && Int($0) == nil } ?? "../shared/recordings/lp-d13-phone-selfie-glasses.mp4"
+    let widths = option("--scale").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [480, 720, 1080]
+    let all = !arguments.contains("--scale") && !arguments.contains("--stream") && !arguments.contains("--pipeline")
+    if arguments.contains("--pipeline") {
+        let video = option("--pipeline") ?? "../shared/recordings/lp-d13-phone-selfie-glasses.mp4"
         try pipelineBenchmark(video: video, repeats: option("--repeat").flatMap(Int.init) ?? 1)
+    }
+    if all || arguments.contains("--scale") { try scaleBenchmark(widths: widths) }
+    if all || arguments.contains("--stream") {
+        try streamingBenchmark(sessions: option("--sessions").flatMap(Int.init), seconds: option("--seconds").flatMap(Double.init) ?? 10)
     }
 } catch {
     FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)

@@ -278,6 +278,13 @@ ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_obse
 ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
                                 ft_error *error);
 
+/**
+ * Fits the 68 landmarks in a box (x, y, w, h pixels) of `frame` with the shape predictor, with
+ * no tracking or detection; `xy` receives 136 values (x0, y0, x1, y1, ...). For baselines and tools.
+ */
+ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
+                           double *xy, ft_error *error);
+
 /** Runs only the HOG detector on the whole frame at `scale` (upsampling when > 1); boxes in frame pixels. */
 ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,
                           ft_candidate *out, int capacity, int *count, ft_error *error);
