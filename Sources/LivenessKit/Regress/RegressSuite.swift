@@ -229,7 +229,7 @@ public final class RegressSuite: @unchecked Sendable {
             let hitA = subset.map(\.matchedLabelsAnnotated).reduce(0, +)
             let precisionA = episodes == 0 ? 1 : Double(tpA) / Double(episodes)
             let recallA = labels + added == 0 ? 1 : Double(hitA) / Double(labels + added)
-            out += String(format: "  with the project's annotations (winks count as blinks, %d blinks added): precision %.2f (%d of %d), recall %.2f (%d of %d)",
+            out += String(format: "  with the project's annotations (winks count as blinks; blinks added: %d): precision %.2f (%d of %d), recall %.2f (%d of %d)",
                           added, precisionA, tpA, episodes, recallA, hitA, labels + added) + "\n"
         }
         return out
