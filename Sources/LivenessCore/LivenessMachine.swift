@@ -113,7 +113,8 @@ public struct LivenessMachine: Sendable {
                 frame.eyeClosureLeft = l
                 frame.eyeClosureRight = r
             case let .aspectRatio(l, r):
-                let c = eyes.update(leftEAR: l, rightEAR: r, timestampMicroseconds: t)
+                let c = eyes.update(leftEAR: l, rightEAR: r, pitchDegrees: face.pitchDegrees,
+                                    eyeDistancePixels: face.eyeDistancePixels, timestampMicroseconds: t)
                 frame.eyeClosureLeft = c?.left
                 frame.eyeClosureRight = c?.right
             }
@@ -268,6 +269,9 @@ public struct LivenessMachine: Sendable {
         try check(f.centerY, "face.centerY")
         try check(f.yawDegrees, "face.yawDegrees")
         try check(f.lineOfSightYawDegrees, "face.lineOfSightYawDegrees")
+        // Pitch and eye distance feed the blink rule (nods, landmark-fit jumps).
+        try check(f.pitchDegrees, "face.pitchDegrees")
+        try check(f.eyeDistancePixels, "face.eyeDistancePixels")
         switch f.eyes {
         case let .aspectRatio(l, r), let .closure(l, r):
             try check(l, "face.eyes.left")

@@ -40,8 +40,10 @@ public struct RecordingRun: Sendable {
         let outcome = try session.run { step in
             let r = step.record
             var closure: Double?
-            if case .aspectRatio(let left, let right)? = step.observation.face?.eyes {
-                closure = eyes.update(leftEAR: left, rightEAR: right, timestampMicroseconds: step.observation.timestampMicroseconds)?.mean
+            if let face = step.observation.face, case .aspectRatio(let left, let right) = face.eyes {
+                closure = eyes.update(leftEAR: left, rightEAR: right, pitchDegrees: face.pitchDegrees,
+                                      eyeDistancePixels: face.eyeDistancePixels,
+                                      timestampMicroseconds: step.observation.timestampMicroseconds)?.mean
             }
             frames.append(Frame(seconds: r.seconds, face: r.face, faces: r.faces, yawDegrees: r.yawDegrees,
                                 lineOfSightYawDegrees: r.lineOfSightYawDegrees,
