@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "FaceTracking", targets: ["FaceTracking"]),
         .library(name: "LivenessKit", targets: ["LivenessKit"]),
         .library(name: "LivenessService", targets: ["LivenessService"]),
+        .library(name: "LivenessEvidence", targets: ["LivenessEvidence"]),
     ],
     targets: [
         // C header + C++ implementation over OpenCV 4.6 and dlib 19.24. The only code that
@@ -59,6 +60,10 @@ let package = Package(
         .target(name: "FaceTracking", dependencies: ["CFaceTracking"]),
         // Pure Swift: observations, policy, the state machine, events, verdict. No C, no I/O.
         .target(name: "LivenessCore"),
+        // libsodium (Debian's libsodium-dev), imported by LivenessEvidence only.
+        .systemLibrary(name: "CSodium", path: "Sources/CSodium", providers: [.apt(["libsodium-dev"])]),
+        // Signed reports: Ed25519 keys, the canonical JSON form, report.sig, verification.
+        .target(name: "LivenessEvidence", dependencies: ["CSodium"]),
         // Front ends: video analysis, trace I/O, reports. Depends on the core and the overlay.
         .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking"]),
         // libwebsockets 4.1 (Debian's libwebsockets-dev), imported by LivenessService only.
