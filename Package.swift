@@ -65,14 +65,15 @@ let package = Package(
         // Signed reports: Ed25519 keys, the canonical JSON form, report.sig, verification.
         .target(name: "LivenessEvidence", dependencies: ["CSodium"]),
         // Front ends: video analysis, trace I/O, reports. Depends on the core and the overlay.
-        .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking"]),
+        .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking", "LivenessEvidence"]),
         // libwebsockets 4.1 (Debian's libwebsockets-dev), imported by LivenessService only.
         .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets"),
         // The network service: HTTP API and the WebSocket stream on libwebsockets.
         .target(name: "LivenessService", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking"]),
         // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from
         // the library API that integrators link (LivenessKit, LivenessService).
-        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService"]),
+        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService",
+                                                        "LivenessEvidence"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessCommands"]),
         // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
         .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService"],

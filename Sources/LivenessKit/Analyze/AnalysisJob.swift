@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessEvidence
 
 /// What `analyze` does with each input, besides the report.
 public struct AnalyzeOptions: Sendable {
@@ -21,6 +22,8 @@ public struct AnalyzeOptions: Sendable {
     public var plot = false
     /// Redo inputs whose report is already complete.
     public var force = false
+    /// Sign each report: `report.sig` beside `report.json` (docs/signing.md).
+    public var signingKey: SigningKey?
     public init() {}
 }
 
@@ -43,7 +46,8 @@ public enum AnalysisJob {
     public static func run(input: String, folder: String, options: AnalyzeOptions, model: LandmarkModel) -> JobResult {
         let reportPath = folder + "/report.json"
         var result = JobResult(input: input, folder: folder)
-        if !options.force, let existing = completeReport(at: reportPath), existing.input.path == input {
+        if !options.force, let existing = completeReport(at: reportPath), existing.input.path == input,
+           ReportSealing.isSealed(folder: folder, key: options.signingKey) {
             result.report = existing
             result.skipped = true
             return result
@@ -61,6 +65,8 @@ public enum AnalysisJob {
             result.report = report
             if let data = try? report.jsonData() { try? AtomicFile.write([UInt8](data), to: reportPath) }
         }
+        if let problem = ReportSealing.seal(folder: folder, input: input, report: result.report, key: options.signingKey),
+           result.error == nil { result.error = problem }
         return result
     }
 
