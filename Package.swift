@@ -84,6 +84,7 @@ let package = Package(
         .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
         .testTarget(name: "LivenessServiceTests", dependencies: ["LivenessService", "LivenessKit", "LivenessCore", "FaceTracking",
                                                                  "TestSupport"]),
+        .testTarget(name: "LivenessEvidenceTests", dependencies: ["LivenessEvidence", "LivenessKit", "LivenessCommands", "TestSupport"]),
         .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "TestSupport",
                                                              "LivenessCommands"]),
     ],
