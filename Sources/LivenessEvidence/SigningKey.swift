@@ -79,9 +79,6 @@ public final class SigningKey: @unchecked Sendable {
     public static func load(path: String) throws(EvidenceError) -> SigningKey {
         let (bytes, mode) = try RegularFile.read(path, limit: 65536)
         let text = String(decoding: bytes, as: UTF8.self)
-        if mode & 0o077 != 0 {
-            throw EvidenceError(subject: path, problem: "is a private key that others can access (mode \(String(mode, radix: 8, uppercase: false).leftPadded(4))); only its owner may: chmod 600 \(path)")
-        }
         if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw EvidenceError(subject: path, problem: "is empty; expected an Ed25519 private key (PEM 'PRIVATE KEY', as 'liveness keygen' writes liveness.key)")
         }
@@ -93,6 +90,9 @@ public final class SigningKey: @unchecked Sendable {
         }
         guard block.label == KeyEncoding.privateLabel else {
             throw EvidenceError(subject: path, problem: "holds a '\(block.label)' block; an Ed25519 'PRIVATE KEY' (PKCS#8, as 'liveness keygen' or 'openssl genpkey -algorithm ed25519' write) is needed")
+        }
+        if mode & 0o077 != 0 {
+            throw EvidenceError(subject: path, problem: "is a private key that others can access (mode \(String(mode, radix: 8, uppercase: false).leftPadded(4))); only its owner may: chmod 600 \(path)")
         }
         guard var der = block.der else {
             throw EvidenceError(subject: path, problem: "its PEM block is damaged or truncated (no END line, or the body is not base64)")
