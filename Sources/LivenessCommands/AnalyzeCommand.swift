@@ -79,6 +79,8 @@ public enum AnalyzeCommand {
             console.error("error: \(Console.printable(directory)): no video or image files in this folder (\(InputList.extensions.sorted().joined(separator: ", ")))")
         }
         let showProgress = console.isTerminal && inputs.entries.count > 1
+        // Fewer inputs at once than cores: each input's stages run on several threads.
+        options.parallelStages = min(jobs, inputs.entries.count) < ProcessInfo.processInfo.activeProcessorCount
         let runner = BatchRunner(inputs: inputs, outputDirectory: output, options: options, model: model)
         let results = runner.run(jobs: jobs) { done, total, result in
             if showProgress { console.status("\r\u{1B}[K") }

@@ -1,3 +1,4 @@
+import Foundation
 import FaceTracking
 import LivenessCore
 import LivenessKit
@@ -43,7 +44,8 @@ public enum TraceCommand {
                                               rotation: try RotationChoice.provider(
                                                   motionPath: parsed.value("--motion"),
                                                   estimateFromVideo: !parsed.has("--no-video-rotation"), source: source),
-                                              tracking: tracking)
+                                              tracking: tracking,
+                                              parallelStages: ProcessInfo.processInfo.activeProcessorCount > 1)
             let outcome = try session.run { step in writer.write(step.record) }
             try writer.finish()
             for warning in outcome.warnings { console.error("warning: \(Console.printable(warning))") }

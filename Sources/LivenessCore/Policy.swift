@@ -64,6 +64,12 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     public var yawMedianWindowSeconds: Double = 0.2
     /// Seconds up to and including the autoshot whose raw yaw median is the frontal baseline.
     public var yawBaselineWindowSeconds: Double = 0.5
+    /// Degrees of disagreement between the line-of-sight yaw and the camera-axis yaw (each
+    /// relative to its baseline) put down to the head moving sideways; the rest is put down to
+    /// the camera rotating or the face's image moving, and removed. 0 measures the turn on the
+    /// line-of-sight yaw alone; a camera that only rotates moves the turn signal by at most
+    /// this much. Used only when observations carry a line-of-sight yaw. See docs/head-pose.md.
+    public var yawSwayDegrees: Double = 3
 
     /// The spec's defaults.
     public init() {}
@@ -74,7 +80,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case guideCenterX, guideCenterY, guideRadius
         case eyeBaselineWindowSeconds, eyeBaselinePercentile, eyeWarmupFrames, eyeClosureDeadZone
         case eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds, eyeDipConfirmSeconds
-        case yawMedianWindowSeconds, yawBaselineWindowSeconds
+        case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
     }
 
     /// Decodes a possibly partial policy: absent keys keep their defaults.
@@ -104,6 +110,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.eyeDipConfirmSeconds, &eyeDipConfirmSeconds)
         try take(.yawMedianWindowSeconds, &yawMedianWindowSeconds)
         try take(.yawBaselineWindowSeconds, &yawBaselineWindowSeconds)
+        try take(.yawSwayDegrees, &yawSwayDegrees)
     }
 }
 

@@ -11,6 +11,8 @@ enum ServicePolicy {
         "blinkClosureThreshold": true, "turnYawDegrees": true, "turnHeldFrames": true,
         "rotationLimitDegreesPerSecond": false, "scanCapSeconds": false, "framedFramesRequired": true,
         "guideRadius": false, "settleSeconds": true, "framingTimeoutSeconds": false,
+        // A larger sway allowance lets more of a camera's rotation through as a head turn.
+        "yawSwayDegrees": false,
     ]
 
     /// `base` with `overrides` applied.

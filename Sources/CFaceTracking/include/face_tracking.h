@@ -186,6 +186,8 @@ typedef struct ft_tracker_config {
     double detection_threshold;  /**< HOG score threshold for a face (0.0 is dlib's default) */
     int verify_interval;         /**< frames between HOG checks of a tracked face (5) */
     int track;                   /**< 1: detect once then track; 0: detect on every frame */
+    double search_coarse_interval_ms; /**< without a face, media time between searches for large faces (100) */
+    double search_fine_interval_ms;   /**< without a face, media time between full searches down to min_face_fraction (300) */
 } ft_tracker_config;
 
 /** The defaults documented on each field. */
@@ -217,7 +219,8 @@ typedef struct ft_observation {
     double box_x, box_y, box_w, box_h; /**< primary face box, pixels (detector convention) */
     double center_x, center_y;         /**< face anchor (mean of nose bridge and eye corners), normalised */
     double ear_left, ear_right;        /**< eye aspect ratios, the subject's left/right eye */
-    double yaw_degrees;                /**< positive when the subject turns to their own left */
+    double yaw_degrees;                /**< against the camera's axes; positive when the subject turns to their own left */
+    double line_of_sight_yaw_degrees;  /**< against the line of sight from the head's turning point to the camera (see ft_pose) */
     double pitch_degrees;              /**< positive when the subject looks up */
     double roll_degrees;               /**< positive when the head tilts to the subject's own left shoulder... see pose notes */
     double eye_distance_px;            /**< distance between the two eye centres, pixels */
@@ -228,13 +231,52 @@ typedef struct ft_observation {
     double detect_ms, landmarks_ms, pose_ms; /**< time spent in each stage on this frame, milliseconds */
 } ft_observation;
 
+/**
+ * Head pose from the 68 landmarks (solvePnP, SQPnP, of the rigid points against a generic face;
+ * focal length = the frame's longer side in pixels, principal point at the frame's centre).
+ * Two yaws, both positive when the subject turns to their own left:
+ * - `yaw_degrees`: the face's forward axis against the camera's optical axis. It changes when
+ *   the camera rotates or the face's image moves across the frame, with no head rotation.
+ * - `line_of_sight_yaw_degrees`: the face's forward axis against the line from the head's
+ *   turning point (on the midline, 100 mm behind the nose tip) to the camera centre. A camera
+ *   rotating about its centre leaves it unchanged; a head turning about that point changes it
+ *   by the turn.
+ * Pitch (> 0: looking up) and roll (> 0: tilting towards the left shoulder) are against the
+ * camera's axes.
+ */
+typedef struct ft_pose {
+    double yaw_degrees;
+    double line_of_sight_yaw_degrees;
+    double pitch_degrees;
+    double roll_degrees;
+    double error_px;                   /**< RMS reprojection error of the fit, pixels */
+} ft_pose;
+
+/**
+ * The head pose of one face from its 68 landmarks (`landmarks`: x0,y0,x1,y1,... pixels) in a
+ * frame of `width` x `height` pixels. FT_ERR_ARGUMENT for a null pointer, a non-positive size
+ * or non-finite landmarks; FT_ERR_DECODE when no pose fits (the face would lie behind the camera).
+ */
+ft_status ft_estimate_pose(const double *landmarks, int width, int height, ft_pose *out, ft_error *error);
+
 /** A tracker for one stream of frames. Not thread-safe; use one per thread/session. */
 ft_status ft_tracker_new(const ft_model *model, const ft_tracker_config *config, ft_tracker **out, ft_error *error);
 void ft_tracker_free(ft_tracker *tracker);
 /** Forgets the tracked face (next frame runs a full detection). */
 void ft_tracker_reset(ft_tracker *tracker);
-/** Finds/tracks the primary face on `frame` and measures it. */
+/** Finds/tracks the primary face on `frame` and measures it (every frame searched: no pacing). */
 ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_observation *out, ft_error *error);
+/**
+ * Same, for a frame at `timestamp_ms` on the stream's clock. While no face is tracked the
+ * searches are paced by media time: the first frame and a frame on which a track is lost get a
+ * full search at once; after a search found nothing, large faces (faces of at least 30% of the
+ * shorter side, the coarse pass) are looked for at most every `search_coarse_interval_ms` and
+ * all faces down to `min_face_fraction` at most every `search_fine_interval_ms`. A frame with no
+ * search due returns no face at almost no cost, so a clip without a face costs about as much as
+ * one with a tracked face, whatever its frame rate.
+ */
+ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
+                                ft_error *error);
 
 /** Runs only the HOG detector on the whole frame at `scale` (upsampling when > 1); boxes in frame pixels. */
 ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,

@@ -22,6 +22,9 @@ public struct AnalyzeOptions: Sendable {
     public var plot = false
     /// Redo inputs whose report is already complete.
     public var force = false
+    /// Run an input's stages on several threads (decoding ahead, rotation beside tracking): for
+    /// fewer inputs at once than cores. Results do not change.
+    public var parallelStages = false
     /// Sign each report: `report.sig` beside `report.json` (docs/signing.md).
     public var signingKey: SigningKey?
     public init() {}
@@ -91,7 +94,7 @@ public enum AnalysisJob {
         let rotation = try RotationChoice.provider(motionPath: options.motionPath, estimateFromVideo: options.estimateRotation,
                                                    source: source)
         let session = try AnalysisSession(source: source, model: model, policy: options.policy, seed: options.seed,
-                                          stopAtVerdict: true, rotation: rotation)
+                                          stopAtVerdict: true, rotation: rotation, parallelStages: options.parallelStages)
         var writer: TraceWriter?
         if let trace = options.tracePath {
             let format: TraceFormat = trace.hasSuffix(".jsonl") ? .jsonl : .csv

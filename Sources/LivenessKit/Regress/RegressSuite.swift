@@ -162,8 +162,13 @@ public final class RegressSuite: @unchecked Sendable {
                               mismatches: ["no video at \(c.video): run Tools/setup.sh or Tools/generate_cases.py"], faceFraction: 0)
         }
         let truth = FileManager.default.contents(atPath: c.truthPath).flatMap { try? JSONDecoder().decode(CaseTruth.self, from: $0) }
+        guard ["video", "sensor", "none"].contains(source) else {
+            return CaseResult(name: c.name, source: source, expected: c.expectation.verdict, got: "error",
+                              mismatches: ["unknown rotation source '\(source)' in expected.json (video, sensor or none)"], faceFraction: 0)
+        }
         do {
-            let run = try RecordingRun.analyse(path: c.video, motion: source == "sensor" ? c.motionPath : nil, model: model)
+            let run = try RecordingRun.analyse(path: c.video, motion: source == "sensor" ? c.motionPath : nil, model: model,
+                                               estimateFromVideo: source == "video")
             return CaseCheck.check(c, source: source, run: run, truth: truth)
         } catch {
             return CaseResult(name: c.name, source: source, expected: c.expectation.verdict, got: "error",
@@ -181,11 +186,13 @@ public final class RegressSuite: @unchecked Sendable {
         func f1(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
         var out = "GENERATED CASES\n"
         out += pad("case", 30) + pad("source", 8) + pad("expected", 30) + pad("got", 30) + pad("ok", 6)
-            + pad("face%", 7) + pad("yawErr°", 9) + pad("yawBias°", 10) + "rot truth/est °/s\n"
+            + pad("face%", 7) + pad("yawErr°", 9) + pad("yawBias°", 10) + pad("sightErr°", 11) + pad("sightBias°", 12)
+            + "rot truth/est °/s\n"
         for r in caseResults {
             let rot = r.rotationTruthDegreesPerSecond.map { "\(f1($0))/\(f1(r.rotationEstimateDegreesPerSecond))" } ?? "-"
             out += pad(r.name, 30) + pad(r.source, 8) + pad(r.expected, 30) + pad(r.got, 30) + pad(r.status, 6)
-                + pad(String(format: "%.0f", r.faceFraction * 100), 7) + pad(f1(r.yawMeanAbsError), 9) + pad(f1(r.yawBiasDegrees), 10) + rot + "\n"
+                + pad(String(format: "%.0f", r.faceFraction * 100), 7) + pad(f1(r.yawMeanAbsError), 9) + pad(f1(r.yawBiasDegrees), 10)
+                + pad(f1(r.lineOfSightYawMeanAbsError), 11) + pad(f1(r.lineOfSightYawBiasDegrees), 12) + rot + "\n"
             for m in r.mismatches { out += "    - \(m)\n" }
             if let k = r.knownIssue { out += r.mismatches.isEmpty ? "    known issue did not show this time: \(k)\n" : "    KNOWN ISSUE: \(k)\n" }
         }

@@ -35,9 +35,12 @@ public final class AnalysisSession {
     ///   - tracking: the tracker's settings; the guide circle is taken from `policy`.
     ///   - limits: what the input may cost; the decoded-megapixel budget applies when stopping at
     ///     the verdict (a trace reads whole files, its cost follows their duration).
+    ///   - parallelStages: estimate the device rotation on a second thread while the face is
+    ///     tracked (for one input on a machine with an idle core; the results do not change).
     public init(source: FrameSource, model: LandmarkModel, policy: LivenessPolicy, seed: UInt64,
                 keepLandmarks: Bool = false, stopAtVerdict: Bool = true, rotation: RotationProvider? = nil,
-                tracking: TrackerConfiguration = .init(), limits: ResourceLimits = .standard) throws(InputError) {
+                tracking: TrackerConfiguration = .init(), limits: ResourceLimits = .standard,
+                parallelStages: Bool = false) throws(InputError) {
         self.source = source
         self.limits = limits
         do {
@@ -47,6 +50,7 @@ public final class AnalysisSession {
             throw InputError(path: source.path, error)
         }
         self.stopAtVerdict = stopAtVerdict
+        processor.overlapRotationWithTracking(parallelStages)
     }
 
     /// Decodes and judges frames until the input ends (or the verdict, when stopping there),
@@ -54,28 +58,32 @@ public final class AnalysisSession {
     public func run(_ body: (AnalysisStep) throws -> Void) throws -> AnalysisOutcome {
         let clock = ContinuousClock()
         let start = clock.now
-        let frame = Image()
         var decoded = 0
         var rejected = 0
         var warnings: [String] = []
         var previous: Int64?
         var budget = ResourceBudget(limits: limits, boundDecoding: stopAtVerdict)
         if let info = source.videoInfo { try budget.admit(path: source.path, declaredFramesPerSecond: info.framesPerSecond) }
-        while true {
-            var next: Int64?
-            var failure: InputError?
-            do {
-                next = try source.next(into: frame)
-            } catch {
-                failure = error
-            }
-            if let failure {
+        // Decoding runs ahead on its own thread: frames and timestamps are those of reading the
+        // file in turn.
+        let prefetcher = FramePrefetcher(source: source, depth: 3)
+        defer { prefetcher.stop() }
+        loop: while true {
+            let frame: Image
+            let timestamp: Int64
+            switch prefetcher.next() {
+            case .end:
+                break loop
+            case let .failure(failure):
                 // A stream that breaks after some good frames ends there, like a truncated file.
                 guard decoded > 0 else { throw failure }
                 warnings.append("decoding stopped after \(decoded) frames: \(failure.problem)")
-                break
+                break loop
+            case let .frame(image, t):
+                frame = image
+                timestamp = t
             }
-            guard let timestamp = next else { break }
+            defer { prefetcher.recycle(frame) }
             decoded += 1
             try budget.count(path: source.path, width: frame.width, height: frame.height, timestamp: timestamp)
             if let previous, timestamp <= previous {
@@ -95,7 +103,7 @@ public final class AnalysisSession {
                 throw InputError(path: source.path, error)
             }
             try body(step)
-            if stopAtVerdict && processor.machine.verdict != nil { break }
+            if stopAtVerdict && processor.machine.verdict != nil { break loop }
         }
         if processor.machine.verdict == nil { _ = processor.finish(.inputEnded) }
         return AnalysisOutcome(machine: processor.machine, framesDecoded: decoded, framesRejected: rejected,

@@ -41,6 +41,9 @@ public final class FrameProcessor {
     public private(set) var framesProcessed = 0
     private let observer: FaceObserver
     private var rotation: RotationProvider?
+    /// When set, each frame's device rotation is estimated on a second thread while the face is
+    /// tracked (same results; for a single input on an otherwise idle core).
+    private var parallel: ParallelTask?
 
     /// - Parameters:
     ///   - model: the landmark model (shared by all sessions of the process).
@@ -61,14 +64,49 @@ public final class FrameProcessor {
         self.rotation = rotation
     }
 
+    deinit { parallel?.stop() }
+
+    /// Estimates the device rotation beside the tracking, on a second thread (results unchanged).
+    public func overlapRotationWithTracking(_ enabled: Bool) {
+        if enabled && parallel == nil { parallel = ParallelTask() }
+        if !enabled { parallel?.stop(); parallel = nil }
+    }
+
     /// Replaces the rotation source (a stream that starts sending motion samples).
     public func setRotation(_ provider: RotationProvider?) { rotation = provider }
 
     /// Processes one upright BGR frame at `timestampMicroseconds` (which must exceed the previous
     /// frame's); returns what happened. After the verdict frames are only counted by the machine.
     public func process(_ frame: Image, timestampMicroseconds timestamp: Int64) throws -> AnalysisStep {
-        let deviceRotation = try rotation?.rotation(for: frame, timestampMicroseconds: timestamp) ?? .unknown
-        let result = try observer.observe(frame, index: framesProcessed, timestampMicroseconds: timestamp,
+        var deviceRotation = DeviceRotation.unknown
+        var rotationFailure: InputError?
+        let measurement: FrameMeasurement
+        if let rotation, let parallel {
+            // The estimate uses the previous frame's face box (didObserve), never this frame's
+            // tracking: the two can run at once and give what they give in turn.
+            let box = RotationBox()
+            parallel.start {
+                do throws(InputError) {
+                    box.value = try rotation.rotation(for: frame, timestampMicroseconds: timestamp)
+                } catch {
+                    box.failure = error
+                }
+            }
+            do {
+                measurement = try observer.tracker.process(frame, timestampMilliseconds: Double(timestamp) / 1000)
+            } catch {
+                parallel.wait()
+                throw error
+            }
+            parallel.wait()
+            deviceRotation = box.value
+            rotationFailure = box.failure
+        } else {
+            if let rotation { deviceRotation = try rotation.rotation(for: frame, timestampMicroseconds: timestamp) }
+            measurement = try observer.tracker.process(frame, timestampMilliseconds: Double(timestamp) / 1000)
+        }
+        if let rotationFailure { throw rotationFailure }
+        let result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
                                           rotation: deviceRotation)
         rotation?.didObserve(result.measurement)
         let step = try machine.observe(result.observation)
@@ -103,4 +141,10 @@ extension TraceRecord {
         phase = a.phase.rawValue
         hud = a.hud.name
     }
+}
+
+/// A rotation estimate handed back from the parallel task.
+private final class RotationBox: @unchecked Sendable {
+    var value = DeviceRotation.unknown
+    var failure: InputError?
 }
