@@ -23,8 +23,10 @@ struct JSONParser {
         return value
     }
 
+    /// A parse error at the current position; one found at the very end says the text is cut short.
     private func failure(_ message: String) -> CanonicalJSON.ParseError {
-        CanonicalJSON.ParseError(offset: index, message: message)
+        let cut = index >= bytes.count && !bytes.isEmpty && !message.contains("truncated")
+        return CanonicalJSON.ParseError(offset: index, message: cut ? message + " (the text ends there: truncated?)" : message)
     }
 
     private mutating func skipWhitespace() {

@@ -247,8 +247,14 @@ final class SignedReportTests: XCTestCase {
         let made = try signedFolders()
         let envelope = try String(contentsOfFile: made.passed + "/report.sig", encoding: .utf8)
         let folder = try copy(made.passed)
-        try String(envelope.prefix(envelope.count / 2)).write(toFile: folder + "/report.sig", atomically: false, encoding: .utf8)
-        assertInvalid(try verify(folder), ["FAIL report.sig: is not valid JSON (truncated or damaged?): the text ends inside"])
+        // Cut anywhere (inside a key, a string, a number, between members): never valid, always said.
+        let bytes = Array(envelope.utf8)
+        for length in stride(from: 0, to: bytes.count - 1, by: 97) {
+            try Data(bytes[0..<length]).write(to: URL(fileURLWithPath: folder + "/report.sig"))
+            let result = try verify(folder)
+            assertInvalid(result, [length == 0 ? "FAIL report.sig: is empty" : "FAIL report.sig: is not valid JSON (truncated or damaged?)"])
+            XCTAssertTrue(length == 0 || result.output.contains("truncated?) at byte \(length)"), "\(length): \(result.output)")
+        }
 
         // One character of the signature changed.
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(envelope.utf8)) as? [String: Any])
