@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "FaceTracking", targets: ["FaceTracking"]),
         .library(name: "LivenessKit", targets: ["LivenessKit"]),
         .library(name: "LivenessService", targets: ["LivenessService"]),
+        .library(name: "LivenessEvidence", targets: ["LivenessEvidence"]),
     ],
     targets: [
         // C header + C++ implementation over OpenCV 4.6 and dlib 19.24. The only code that
@@ -59,15 +60,20 @@ let package = Package(
         .target(name: "FaceTracking", dependencies: ["CFaceTracking"]),
         // Pure Swift: observations, policy, the state machine, events, verdict. No C, no I/O.
         .target(name: "LivenessCore"),
+        // libsodium (Debian's libsodium-dev), imported by LivenessEvidence only.
+        .systemLibrary(name: "CSodium", path: "Sources/CSodium", providers: [.apt(["libsodium-dev"])]),
+        // Signed reports: Ed25519 keys, the canonical JSON form, report.sig, verification.
+        .target(name: "LivenessEvidence", dependencies: ["CSodium"]),
         // Front ends: video analysis, trace I/O, reports. Depends on the core and the overlay.
-        .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking"]),
+        .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking", "LivenessEvidence"]),
         // libwebsockets 4.1 (Debian's libwebsockets-dev), imported by LivenessService only.
         .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets"),
         // The network service: HTTP API and the WebSocket stream on libwebsockets.
         .target(name: "LivenessService", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking"]),
         // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from
         // the library API that integrators link (LivenessKit, LivenessService).
-        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService"]),
+        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService",
+                                                        "LivenessEvidence"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessCommands"]),
         // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
         .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService"],
@@ -78,6 +84,7 @@ let package = Package(
         .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
         .testTarget(name: "LivenessServiceTests", dependencies: ["LivenessService", "LivenessKit", "LivenessCore", "FaceTracking",
                                                                  "TestSupport"]),
+        .testTarget(name: "LivenessEvidenceTests", dependencies: ["LivenessEvidence", "LivenessKit", "LivenessCommands", "TestSupport"]),
         .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "TestSupport",
                                                              "LivenessCommands"]),
     ],

@@ -11,6 +11,8 @@ packages=(
   libblas-dev liblapack-dev  # dlib's BLAS/LAPACK, linked explicitly
   libavformat-dev libavcodec-dev libavutil-dev  # the container probe: display matrix, timestamps
   libpng-dev libjpeg-dev  # image headers checked before decoding; PNG without libpng's warnings
+  libsodium-dev        # Ed25519 signatures and SHA-256 of signed reports (report.sig)
+  openssl python3-cryptography  # independent Ed25519/PEM implementations the signing tests check against
   pkg-config
   ffmpeg               # builds the sample clips from the astronaut portrait; tests make rotated clips
   python3 python3-pip unzip

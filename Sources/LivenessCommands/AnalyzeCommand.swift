@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessEvidence
 import LivenessKit
 
 /// `liveness analyze`: the main job. A verdict with stills for each recorded selfie video.
@@ -8,7 +9,7 @@ public enum AnalyzeCommand {
     public static let spec = CommandSpec(
         name: "analyze",
         overview: "Judge recorded selfie videos: blink and head-turn challenge, autoshot and snapshot, a report per input.",
-        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--annotate-failed] [--plot] [--force] [--shard <i/n>]",
+        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--annotate-failed] [--plot] [--force] [--shard <i/n>] [--sign-key <file>]",
         arguments: [("<input>...", "Videos or images, or directories of them.")],
         options: [
             .option("--output", "DIR", "Where the per-input folders go (default: liveness-out)."),
@@ -24,6 +25,7 @@ public enum AnalyzeCommand {
             .flag("--plot", "Write timeline.png: eye closure and relative yaw with thresholds and events."),
             .flag("--force", "Analyse again inputs whose report is already complete."),
             .option("--shard", "I/N", "Take only shard I of N of the inputs (0 <= I < N), deterministically."),
+            .option("--sign-key", "FILE", "Sign every report with this private key (liveness keygen): report.sig beside report.json."),
         ],
         positionalCount: 1...Int.max)
 
@@ -45,6 +47,7 @@ public enum AnalyzeCommand {
             options.annotateFailed = parsed.has("--annotate-failed")
             options.plot = parsed.has("--plot")
             options.force = parsed.has("--force")
+            if let path = parsed.value("--sign-key") { options.signingKey = try SigningKey.load(path: path) }
             jobs = try parsed.integer("--jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
             if options.motionPath != nil && inputs.entries.count > 1 {
                 throw UsageError("--motion belongs to one video; give one input with it")

@@ -11,11 +11,13 @@ public enum LivenessCLI {
 
         SUBCOMMANDS:
           analyze                 Judge recorded selfie videos: verdict, stills and a report per input.
+          keygen                  Make an Ed25519 key pair for signing reports.
           regress                 Run the regression suite: generated cases and labelled real clips.
           replay                  Judge a face-tracking trace (CSV, JSONL or arkit-trace/1) without video.
           serve                   Serve the streaming API for camera clients and relying parties.
           stream                  Stream a recording to 'liveness serve' as a camera would.
           trace                   Write the face-tracking observations of a video or image, one record per frame.
+          verify                  Check signed reports: signature by a trusted key, report, stills, input.
 
         OPTIONS:
           --version               Show the version.
@@ -61,6 +63,10 @@ public enum LivenessCLI {
             return ServeCommand.run(rest, console: console)
         case "stream":
             return StreamCommand.run(rest, console: console)
+        case "keygen":
+            return KeygenCommand.run(rest, console: console)
+        case "verify":
+            return VerifyCommand.run(rest, console: console)
         default:
             console.error("error: unknown subcommand '\(first)'\n\n\(help)")
             return 2
@@ -68,5 +74,6 @@ public enum LivenessCLI {
     }
 
     static var specs: [String: CommandSpec] { ["analyze": AnalyzeCommand.spec, "regress": RegressCommand.spec, "replay": ReplayCommand.spec, "trace": TraceCommand.spec,
-                                          "serve": ServeCommand.spec, "stream": StreamCommand.spec] }
+                                          "serve": ServeCommand.spec, "stream": StreamCommand.spec,
+                                          "keygen": KeygenCommand.spec, "verify": VerifyCommand.spec] }
 }

@@ -22,6 +22,8 @@ final class HelpSnapshotTests: XCTestCase {
     func testTopLevelHelp() throws { try check(["--help"], "liveness") }
     func testTraceHelp() throws { try check(["trace", "--help"], "trace") }
     func testAnalyzeHelp() throws { try check(["analyze", "--help"], "analyze") }
+    func testKeygenHelp() throws { try check(["keygen", "--help"], "keygen") }
+    func testVerifyHelp() throws { try check(["verify", "--help"], "verify") }
     func testHelpSubcommandMatchesFlag() throws {
         let a = Console.capturing(), b = Console.capturing()
         _ = LivenessCLI.run(["help", "analyze"], console: a)

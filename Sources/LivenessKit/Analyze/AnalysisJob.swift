@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessEvidence
 
 /// What `analyze` does with each input, besides the report.
 public struct AnalyzeOptions: Sendable {
@@ -24,6 +25,8 @@ public struct AnalyzeOptions: Sendable {
     /// Run an input's stages on several threads (decoding ahead, rotation beside tracking): for
     /// fewer inputs at once than cores. Results do not change.
     public var parallelStages = false
+    /// Sign each report: `report.sig` beside `report.json` (docs/signing.md).
+    public var signingKey: SigningKey?
     public init() {}
 }
 
@@ -46,7 +49,8 @@ public enum AnalysisJob {
     public static func run(input: String, folder: String, options: AnalyzeOptions, model: LandmarkModel) -> JobResult {
         let reportPath = folder + "/report.json"
         var result = JobResult(input: input, folder: folder)
-        if !options.force, let existing = completeReport(at: reportPath), existing.input.path == input {
+        if !options.force, let existing = completeReport(at: reportPath), existing.input.path == input,
+           ReportSealing.isSealed(folder: folder, key: options.signingKey) {
             result.report = existing
             result.skipped = true
             return result
@@ -64,6 +68,8 @@ public enum AnalysisJob {
             result.report = report
             if let data = try? report.jsonData() { try? AtomicFile.write([UInt8](data), to: reportPath) }
         }
+        if let problem = ReportSealing.seal(folder: folder, input: input, report: result.report, key: options.signingKey),
+           result.error == nil { result.error = problem }
         return result
     }
 
