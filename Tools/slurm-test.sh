@@ -82,6 +82,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' INT TERM
 
+daemon_failed() {  # daemon_failed NAME: a daemon did not come up; its own words decide skip or fail
+  local name=$1
+  cat "$tmp/log/$name.err" >&2 2>/dev/null || true
+  show_log "$tmp/log/$name.log"
+  # A configuration this script wrote and the daemon rejects is this script's bug, not the machine's.
+  if grep -qiE "parsing error|unable to process configuration|invalid (option|value)" "$tmp/log/$name.err" "$tmp/log/$name.log" 2>/dev/null; then
+    fail "$name rejected the configuration written by this script"
+  fi
+  cannot_start "$name did not start"
+}
 show_log() {  # the end of a daemon's log, on standard error
   [ -s "$1" ] && { echo "--- $1" >&2; tail -n 20 "$1" >&2; } || true
 }
@@ -144,8 +154,7 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=30 State=UP
 EOF
 
-timeout 20 slurmctld -f "$SLURM_CONF" 2>"$tmp/log/slurmctld.err" \
-  || { cat "$tmp/log/slurmctld.err" >&2; show_log "$tmp/log/slurmctld.log"; cannot_start "slurmctld did not start"; }
+timeout 20 slurmctld -f "$SLURM_CONF" 2>"$tmp/log/slurmctld.err" || daemon_failed slurmctld
 up=""
 for _ in $(seq 1 100); do
   if timeout 5 scontrol ping 2>/dev/null | grep -q "is UP"; then up=1; break; fi
@@ -153,8 +162,7 @@ for _ in $(seq 1 100); do
 done
 [ -n "$up" ] || { show_log "$tmp/log/slurmctld.log"; cannot_start "slurmctld does not answer within 20 s"; }
 
-timeout 20 slurmd -f "$SLURM_CONF" -N "$host" 2>"$tmp/log/slurmd.err" \
-  || { cat "$tmp/log/slurmd.err" >&2; show_log "$tmp/log/slurmd.log"; cannot_start "slurmd did not start"; }
+timeout 20 slurmd -f "$SLURM_CONF" -N "$host" 2>"$tmp/log/slurmd.err" || daemon_failed slurmd
 idle=""
 for _ in $(seq 1 150); do
   state=$(timeout 5 sinfo -h -n "$host" -o %T 2>/dev/null || true)

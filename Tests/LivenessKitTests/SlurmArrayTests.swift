@@ -17,6 +17,7 @@ final class SlurmArrayTests: XCTestCase {
         let inputs = try Self.inputs(in: work)
 
         // The reference: the same inputs on one machine, in one process.
+        let started = Date()
         let reference = try Fixtures.runLiveness(["analyze", "--json", "--output", work.appendingPathComponent("one").path] + inputs)
         XCTAssertEqual(reference.status, 2, "one input is not a video: exit 2\n\(reference.errors)")
         let expected = try Self.reports(reference.output, from: "the one-machine run")
@@ -26,7 +27,10 @@ final class SlurmArrayTests: XCTestCase {
 
         // The array.
         let output = work.appendingPathComponent("array")
+        let arrayStarted = Date()
         let run = try Self.runScript([liveness, output.path] + inputs, in: work)
+        print(String(format: "SlurmArrayTests: %d inputs; one-machine run %.1f s; Slurm (start, 4-task array, requeue, stop) %.1f s",
+                     expected.count, arrayStarted.timeIntervalSince(started), Date().timeIntervalSince(arrayStarted)))
         if run.status == 77 {
             throw XCTSkip("Slurm cannot run here: \(run.errors.split(separator: "\n").filter { $0.contains("SKIP") }.joined(separator: "; "))"
                 + "\n\(run.errors)")
