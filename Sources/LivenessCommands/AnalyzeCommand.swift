@@ -9,7 +9,7 @@ public enum AnalyzeCommand {
     public static let spec = CommandSpec(
         name: "analyze",
         overview: "Judge recorded selfie videos: blink and head-turn challenge, autoshot and snapshot, a report per input.",
-        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--annotate-failed] [--plot] [--force] [--shard <i/n>] [--sign-key <file>]",
+        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--annotate-failed] [--plot] [--force] [--shard <i/n|auto>] [--sign-key <file>]",
         arguments: [("<input>...", "Videos or images, or directories of them.")],
         options: [
             .option("--output", "DIR", "Where the per-input folders go (default: liveness-out)."),
@@ -24,7 +24,7 @@ public enum AnalyzeCommand {
             .flag("--annotate-failed", "With --annotate, keep annotated.mp4 of failed sessions too (it shows the face)."),
             .flag("--plot", "Write timeline.png: eye closure and relative yaw with thresholds and events."),
             .flag("--force", "Analyse again inputs whose report is already complete."),
-            .option("--shard", "I/N", "Take only shard I of N of the inputs (0 <= I < N), deterministically."),
+            .option("--shard", "I/N|auto", "Take only shard I of N of the inputs (0 <= I < N), deterministically; auto: I and N of this Slurm, Kubernetes or AWS Batch array task (docs/scale.md)."),
             .option("--sign-key", "FILE", "Sign every report with this private key (liveness keygen): report.sig beside report.json."),
         ],
         positionalCount: 1...Int.max)
@@ -52,15 +52,18 @@ public enum AnalyzeCommand {
             if options.motionPath != nil && inputs.entries.count > 1 {
                 throw UsageError("--motion belongs to one video; give one input with it")
             }
-            if let shard = parsed.value("--shard") {
-                let parts = shard.split(separator: "/").compactMap { Int($0) }
-                guard parts.count == 2, parts[1] > 0, (0..<parts[1]).contains(parts[0]) else {
-                    throw UsageError("--shard needs I/N with 0 <= I < N, not '\(shard)'")
+            if let argument = parsed.value("--shard") {
+                let shard = try ShardAssignment(argument: argument, environment: ProcessInfo.processInfo.environment)
+                let total = inputs.entries.count
+                inputs = inputs.shard(shard.index, of: shard.count)
+                if argument == "auto" {
+                    console.error("shard \(shard.index)/\(shard.count) from \(shard.source): \(inputs.entries.count) of \(total) inputs")
                 }
-                inputs = inputs.shard(parts[0], of: parts[1])
             }
         } catch let error as UsageError {
             return console.usageError(error, spec: spec)
+        } catch let error as ShardError {
+            return console.usageError(UsageError(error.message), spec: spec)
         } catch {
             console.error("error: \(error)")
             return 2
