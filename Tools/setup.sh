@@ -16,6 +16,7 @@ packages=(
   python3 python3-pip unzip
   python3-opencv python3-numpy  # Tools/generate_cases.py renders the generated regression cases
   time                 # /usr/bin/time: peak memory per input in Tools/hostile_corpus.py
+  chromium             # headless browser for the hosted web flow's real-browser tests
 )
 missing=()
 for p in "${packages[@]}"; do

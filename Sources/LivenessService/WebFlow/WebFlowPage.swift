@@ -15,8 +15,9 @@ enum WebFlowPage {
 <link rel="stylesheet" href="/app.css">
 <script src="/app.js" defer></script>
 </head>
-<body data-screen="landing">
+<body>
 <main id="app">
+<noscript><p class="noscript">This check needs JavaScript. Turn it on for this site, then reload the page.</p></noscript>
 
 <section id="landing" class="screen" aria-labelledby="landing-title">
   <div class="panel">

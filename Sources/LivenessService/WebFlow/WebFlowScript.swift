@@ -200,6 +200,17 @@ enum WebFlowScript {
     };
     return navigator.mediaDevices.getUserMedia(constraints).then(function (media) {
       state.media = media;
+      // The camera taken away mid-check (unplugged, another app, the permission revoked).
+      media.getVideoTracks().forEach(function (track) {
+        track.addEventListener('ended', function () {
+          if (state.media !== media || state.verdict || state.cancelled) return;
+          state.attempt++;
+          state.cancelled = true;
+          dropStream();
+          halt();
+          showNoCamera('The camera stopped sending pictures. Check that no other app is using it, then try again.');
+        });
+      });
       var video = $('preview');
       video.srcObject = media;
       return new Promise(function (resolve) {
@@ -354,9 +365,9 @@ enum WebFlowScript {
       receive(message);
     };
     ws.onclose = function () {
-      if (state.ws !== ws) return;
+      if (state.ws !== ws) return; // a socket given up already (cancel, a new start)
       state.ws = null;
-      if (state.verdict || state.cancelled || attempt !== state.attempt) { halt(); return; }
+      if (state.verdict || state.cancelled) { halt(); return; }
       if (opened) { lost(); return; }
       // Never opened: the service refused the session (unknown, expired, used) or is unreachable.
       halt();
@@ -411,8 +422,22 @@ enum WebFlowScript {
 
   // ---- Actions -------------------------------------------------------------------------------
 
+  // Ends the stream from this side: `cancel` tells the service (the session ends
+  // failed/cancelled), then the socket closes.
+  function dropStream() {
+    var ws = state.ws;
+    state.ws = null;
+    if (ws && ws.readyState === WebSocket.OPEN) {
+      try { ws.send(JSON.stringify({ type: 'cancel' })); } catch (e) { /* closing anyway */ }
+      setTimeout(function () { if (ws.readyState !== WebSocket.CLOSED) ws.close(1000, 'cancelled'); }, 2000);
+    } else if (ws) {
+      ws.close();
+    }
+  }
+
   function start() {
     var attempt = ++state.attempt;
+    dropStream();
     state.verdict = null;
     state.cancelled = false;
     state.seq = 0;
@@ -438,14 +463,7 @@ enum WebFlowScript {
   function cancel() {
     state.attempt++;
     state.cancelled = true;
-    var ws = state.ws;
-    state.ws = null;
-    if (ws && ws.readyState === WebSocket.OPEN) {
-      try { ws.send(JSON.stringify({ type: 'cancel' })); } catch (e) { /* closing anyway */ }
-      setTimeout(function () { if (ws.readyState !== WebSocket.CLOSED) ws.close(1000, 'cancelled'); }, 2000);
-    } else if (ws) {
-      ws.close();
-    }
+    dropStream();
     halt();
     showCancelled();
   }

@@ -38,7 +38,8 @@ main { min-height: 100%; }
            max(1.25rem, env(safe-area-inset-bottom)) max(1.25rem, env(safe-area-inset-left));
 }
 .panel { width: 100%; max-width: 28rem; text-align: center; }
-h1 { font-size: 1.75rem; line-height: 1.25; margin: 0.75rem 0 0.5rem; }
+.noscript { margin: 0; padding: 1rem 1.25rem; background: #fff4d6; color: var(--ink); text-align: center; }
+h1 { font-size: 1.75rem; line-height: 1.25; margin: 0.75rem 0 0.5rem; text-wrap: balance; }
 h1:focus { outline: none; }
 .lead { font-size: 1.0625rem; color: var(--ink); margin: 0 0 1rem; }
 .fine { font-size: 0.875rem; color: var(--muted); margin: 1rem 0 0; }
