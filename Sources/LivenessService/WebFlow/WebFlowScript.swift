@@ -46,8 +46,11 @@ enum WebFlowScript {
     watchdog: 0,
     canvas: document.createElement('canvas'),
     context: null,
-    width: 0,
-    height: 0
+    sourceWidth: 0,      // the camera's frame size
+    sourceHeight: 0,
+    width: 0,            // the size of the frames sent
+    height: 0,
+    guide: null
   };
 
   // ---- Screens -----------------------------------------------------------------------------
@@ -133,6 +136,7 @@ enum WebFlowScript {
   // The circle the engine tests, in the sent frame's coordinates, mirrored like the preview.
   function setGuide(guide) {
     if (!guide || !isFinite(guide.centerX) || !isFinite(guide.centerY) || !isFinite(guide.radius)) return;
+    state.guide = guide;
     var w = state.width, h = state.height;
     var overlay = $('overlay');
     overlay.setAttribute('viewBox', '0 0 ' + w + ' ' + h);
@@ -228,13 +232,8 @@ enum WebFlowScript {
         }, 100);
       }).then(function (ok) {
         if (!ok) { showNoCamera('The camera started but sent no picture. Close other apps that use it, then try again.'); return false; }
-        var w = video.videoWidth, h = video.videoHeight, scale = Math.min(1, MAX_SIDE / Math.max(w, h));
-        state.width = Math.round(w * scale);
-        state.height = Math.round(h * scale);
-        state.canvas.width = state.width;
-        state.canvas.height = state.height;
-        state.context = state.canvas.getContext('2d', { alpha: false });
-        $('stage').style.setProperty('--aspect', String(w / h));
+        state.sourceWidth = state.sourceHeight = 0;
+        fitFrames();
         return true;
       });
     }, function (error) {
@@ -250,6 +249,23 @@ enum WebFlowScript {
       }
       return false;
     });
+  }
+
+  // The size of the frames sent: the camera's, the longer side at most MAX_SIDE. Recomputed when
+  // the camera's size changes (a phone turned), the circle redrawn to match.
+  function fitFrames() {
+    var video = $('preview'), w = video.videoWidth, h = video.videoHeight;
+    if (!w || !h || (w === state.sourceWidth && h === state.sourceHeight)) return;
+    state.sourceWidth = w;
+    state.sourceHeight = h;
+    var scale = Math.min(1, MAX_SIDE / Math.max(w, h));
+    state.width = Math.round(w * scale);
+    state.height = Math.round(h * scale);
+    state.canvas.width = state.width;
+    state.canvas.height = state.height;
+    state.context = state.canvas.getContext('2d', { alpha: false });
+    $('stage').style.setProperty('--aspect', String(w / h));
+    if (state.guide) setGuide(state.guide);
   }
 
   function stopCamera() {
@@ -299,6 +315,7 @@ enum WebFlowScript {
     if (t < state.nextDue - 2) return;
     state.nextDue = t - state.nextDue > interval ? t + interval : state.nextDue + interval;
     state.lastMicros = micros;
+    fitFrames();
     sendFrame(micros);
   }
 
@@ -348,7 +365,9 @@ enum WebFlowScript {
       if (state.link === link) state.link = null;
       state.spent = true;
       state.lastMessageAt = performance.now();
-      ws.send(JSON.stringify({ type: 'start', width: state.width, height: state.height, fps: TARGET_FPS }));
+      // The largest frame in either orientation: a phone turned mid-check still fits.
+      var side = Math.max(state.width, state.height);
+      ws.send(JSON.stringify({ type: 'start', width: side, height: side, fps: TARGET_FPS }));
       state.watchdog = setInterval(function () {
         if (state.ws === ws && performance.now() - state.lastMessageAt > SILENCE_LIMIT_MS) {
           state.ws = null;
@@ -443,6 +462,7 @@ enum WebFlowScript {
     state.seq = 0;
     state.lastMicros = -1;
     state.clock = null;
+    state.guide = null;
     reveal($('overlay'), false);
     setHud('Starting the camera\u2026');
     show('scan');

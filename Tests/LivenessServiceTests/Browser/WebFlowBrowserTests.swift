@@ -314,8 +314,9 @@ final class WebFlowBrowserTests: XCTestCase {
         // What the page sent: start with the frame size, then LVF1 JPEG frames, sequence numbers
         // counting up, capture times increasing, never faster than the page's 15 fps.
         XCTAssertEqual(wire.sentText.first?["type"] as? String, "start")
-        XCTAssertEqual(wire.sentText.first?["width"] as? Int, size.width)
-        XCTAssertEqual(wire.sentText.first?["height"] as? Int, size.height)
+        // The size announced is the longer side both ways (a phone turned mid-check still fits).
+        XCTAssertEqual(wire.sentText.first?["width"] as? Int, max(size.width, size.height))
+        XCTAssertEqual(wire.sentText.first?["height"] as? Int, max(size.width, size.height))
         XCTAssertGreaterThan(wire.frames.count, 10)
         var times: [Int64] = []
         for (i, frame) in wire.frames.map(\.bytes).enumerated() {
