@@ -71,7 +71,8 @@ final class WebFlowBrowserTests: XCTestCase {
         let value = try page.evaluate("""
             (() => {
               const $ = (id) => document.getElementById(id);
-              if (!$('app')) return null;
+              // Not yet the page, or the page still loading (the deferred script sets the screen).
+              if (!$('app') || document.readyState === 'loading' || !document.body.dataset.screen) return null;
               const visible = document.querySelector('.screen:not([hidden]) h1');
               return { screen: document.body.dataset.screen || '', hud: $('hud-text').textContent,
                        progress: $('hud-progress').hidden ? '' : $('hud-progress').textContent,
