@@ -18,6 +18,7 @@ packages=(
   python3 python3-pip unzip
   python3-opencv python3-numpy  # Tools/generate_cases.py renders the generated regression cases
   time                 # /usr/bin/time: peak memory per input in Tools/hostile_corpus.py
+  chromium             # headless browser for the hosted web flow's real-browser tests
   slurm-wlm munge      # SlurmArrayTests: a throwaway single-node Slurm runs analyze --shard auto (Tools/slurm-test.sh)
   python3-yaml         # ScaleDocTests: the Kubernetes manifest in docs/scale.md parses as YAML
 )

@@ -24,7 +24,7 @@ public enum ServeCommand {
             .option("--max-sessions", "N", "Sessions created or streaming at once (default 16)."),
             .option("--workers", "N", "Frame worker threads (default: the number of cores)."),
             .option("--policy", "FILE", "The policy sessions are judged with (JSON; absent keys keep the defaults)."),
-            .flag("--demo", "Let the hosted page create its own sessions (loopback only)."),
+            .flag("--demo", "Let the hosted page at / create its own sessions (POST /demo/sessions; loopback only)."),
         ],
         positionalCount: 0...0)
 
@@ -57,6 +57,9 @@ public enum ServeCommand {
             return 2
         }
         console.out("liveness serve: listening on \(server.url) (\(configuration.workers) workers, up to \(configuration.limits.maxSessions) sessions\(configuration.apiToken == nil ? ", no API token: loopback only" : ""))")
+        if configuration.demo {
+            console.out("liveness serve: demo: open \(server.url)/ in a browser and press Verify (the page creates its own session)")
+        }
         // SIGINT and SIGTERM stop the service cleanly (open streams end cancelled).
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)

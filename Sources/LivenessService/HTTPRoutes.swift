@@ -50,11 +50,14 @@ final class HTTPRoutes: @unchecked Sendable {
     var pages: ((HTTPRequest) -> HTTPResponse?)?
     /// Fields added to `/v1/capabilities` (the signing key, once configured).
     var capabilityExtras: [String: Any] = [:]
+    /// The hosted web flow: `GET /`, its assets, and with `--demo` the page's own sessions.
+    let webFlow: WebFlow
 
     init(configuration: ServiceConfiguration, host: SessionHost, metrics: ServiceMetrics) {
         self.configuration = configuration
         self.host = host
         self.metrics = metrics
+        webFlow = WebFlow(demo: configuration.demo)
     }
 
     /// True when the request carries the API token (or none is configured: loopback only).
@@ -77,6 +80,7 @@ final class HTTPRoutes: @unchecked Sendable {
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {
         if let page = pages?(request) { return page }
+        if let page = webFlow.respond(request, createSession: { createSession([]) }) { return page }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let get = request.method == .get, post = request.method == .post
         if parts == ["healthz"] && get {

@@ -7,8 +7,10 @@ import LivenessKit
 /// client gets the outcome only: never scores, the challenge order or which action was credited
 /// (the spec: the HUD reports only how many are done).
 public enum ServerMessage: Sendable {
-    /// After the WebSocket opens: the session id, its limits and the server's clock.
-    case session(id: String, limits: ServiceLimits, serverTimeMicroseconds: Int64)
+    /// After the WebSocket opens: the session id, its limits, the server's clock and the session
+    /// policy's guide circle (centre normalised 0…1 of the upright frame's width and height,
+    /// radius a fraction of its shorter side), so that a client draws the circle the engine tests.
+    case session(id: String, limits: ServiceLimits, serverTimeMicroseconds: Int64, guide: GuideCircle)
     /// The HUD changed.
     case hud(HUDState, seq: Int64)
     /// The autoshot was taken (seconds from the first frame; framed or the fallback).
@@ -31,9 +33,10 @@ public enum ServerMessage: Sendable {
     public func json() -> [UInt8] {
         var object: [String: Any]
         switch self {
-        case let .session(id, limits, time):
+        case let .session(id, limits, time, guide):
             object = ["type": "session", "id": id, "limits": limits.dictionary, "serverTimeMicroseconds": time, "seq": -1,
-                      "protocol": StreamProtocol.version]
+                      "protocol": StreamProtocol.version,
+                      "guide": ["centerX": guide.centerX, "centerY": guide.centerY, "radius": guide.radius]]
         case let .hud(state, seq):
             object = ["type": "hud", "state": state.name, "text": state.text, "seq": seq]
             if case let .progress(done, total) = state {

@@ -265,9 +265,11 @@ public final class WebSocketConnection: ClientCallbackTarget, @unchecked Sendabl
     private let bearer: String?
 
     /// Connects to `path` (`/v1/sessions/{id}/stream`) offering `protocolHeader` (by default the
-    /// subprotocol and the token entry), or with the token as a bearer header.
+    /// subprotocol and the token entry), or with the token as a bearer header. With `plain`, a
+    /// WebSocket without a subprotocol or an Origin header (another service's socket, such as a
+    /// browser's DevTools endpoint).
     public init(address: ServiceAddress, path: String, token: String?, tls: ClientTLS = .init(), tokenInHeader: Bool = false,
-                protocolHeader: String? = nil, timeout: Double = 10) throws(ServiceError) {
+                protocolHeader: String? = nil, plain: Bool = false, timeout: Double = 10) throws(ServiceError) {
         self.protocolHeader = protocolHeader ?? (tokenInHeader || token == nil ? StreamProtocol.subprotocol
             : "\(StreamProtocol.subprotocol), \(StreamProtocol.tokenPrefix)\(token!)")
         bearer = tokenInHeader ? token : nil
@@ -285,8 +287,10 @@ public final class WebSocketConnection: ClientCallbackTarget, @unchecked Sendabl
         info.port = Int32(address.port)
         info.path = hold(path)
         info.host = hold(address.host)
-        info.origin = hold(address.host)
-        info.protocol = hold(self.protocolHeader)
+        if !plain {
+            info.origin = hold(address.host)
+            info.protocol = hold(self.protocolHeader)
+        }
         info.alpn = hold("http/1.1")
         if address.tls {
             info.ssl_connection = Int32(lws_shim_client_ssl) | (tls.insecure

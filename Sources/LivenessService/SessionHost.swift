@@ -250,7 +250,8 @@ final class SessionHost: @unchecked Sendable {
             guard let session = sessions[id] else { return }
             session.connection = connection
             let hello = ServerMessage.session(id: id, limits: limits,
-                                              serverTimeMicroseconds: Int64((clock.now - sessionEpoch).inSeconds * 1e6))
+                                              serverTimeMicroseconds: Int64((clock.now - sessionEpoch).inSeconds * 1e6),
+                                              guide: GuideCircle(policy: session.policy))
             outbox[connection, default: []].append(.text(hello.json()))
         }
         wake()
