@@ -131,7 +131,7 @@ extension LivenessPolicy {
         PolicyBound("settleSeconds", 0...10, "s", \.settleSeconds),
         PolicyBound("framingTimeoutSeconds", 0...60, "s", \.framingTimeoutSeconds),
         PolicyBound("framedFramesRequired", 1...300, "frames", weaker: .below, spec: true, \.framedFramesRequired),
-        PolicyBound("scanCapSeconds", 1...300, "s", weaker: .above, spec: true, \.scanCapSeconds),
+        PolicyBound("scanCapSeconds", 0.1...300, "s", weaker: .above, spec: true, \.scanCapSeconds),
         // Actions.
         PolicyBound("blinkClosureThreshold", 0.01...1, "closure 0…1", weaker: .below, spec: true, \.blinkClosureThreshold),
         PolicyBound("turnYawDegrees", 0.5...90, "°", weaker: .below, spec: true, \.turnYawDegrees),

@@ -89,7 +89,7 @@ final class PolicyBoundsTests: XCTestCase {
         XCTAssertEqual(p.outOfBounds.first?.description, "policy key 'turnHeldFrames' is 0; it must be a whole number of frames from 1 to 100")
         p = LivenessPolicy()
         p.scanCapSeconds = 1e13
-        XCTAssertEqual(p.outOfBounds.first?.description, "policy key 'scanCapSeconds' is 10000000000000.0; it must be a number from 1 to 300 (s)")
+        XCTAssertEqual(p.outOfBounds.first?.description, "policy key 'scanCapSeconds' is 10000000000000.0; it must be a number from 0.1 to 300 (s)")
     }
 
     // MARK: - The core is safe for any value a caller can construct
