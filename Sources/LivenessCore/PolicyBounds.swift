@@ -187,6 +187,13 @@ public struct PolicyViolation: Error, Sendable, CustomStringConvertible {
     /// The key's row of `LivenessPolicy.bounds`.
     public var bound: PolicyBound
 
+    /// A violation of `bound` by `value` for `key`.
+    public init(key: String, value: Double, bound: PolicyBound) {
+        self.key = key
+        self.value = value
+        self.bound = bound
+    }
+
     /// E.g. "policy key 'turnHeldFrames' is 0; it must be a whole number of frames from 1 to 100".
     public var description: String {
         "policy key '\(key)' is \(PolicyBound.format(value)); it must be \(bound.boundsDescription)"

@@ -57,7 +57,7 @@ private func object(_ report: LivenessReport) throws -> [String: Any] {
 final class ReportSchemaTests: XCTestCase {
     /// The keys of `liveness-report/1`, from docs/report-schema.md.
     private let topKeys: Set<String> = ["schema", "engine", "input", "policy", "seed", "challenge", "verdict", "actions",
-                                        "autoshot", "snapshot", "frames", "timing", "warnings"]
+                                        "autoshot", "snapshot", "frames", "timing", "warnings", "policyWeakerThanSpec"]
     private let inputKeys: Set<String> = ["path", "kind", "width", "height", "fps", "frames", "durationSeconds", "rotationDegrees"]
     private let stillKeys: Set<String> = ["frame", "seconds", "path", "box"]
     private let frameKeys: Set<String> = ["read", "tracked", "credited", "rotating", "rotationUnknown", "ignoredAfterVerdict"]

@@ -37,6 +37,12 @@ public struct LivenessReport: Sendable, Equatable, Codable {
     public var timing: Timing
     /// Problems worth knowing that did not stop the analysis, one sentence each.
     public var warnings: [String]
+    /// The security thresholds of `policy` set weaker than the spec (or, for the signal
+    /// conditioning, than the measured defaults), by key in the order of
+    /// `LivenessPolicy.bounds`; empty for a policy at least as strict. A front end accepts such
+    /// a policy only when asked to (`--allow-weaker-policy`). Derived from `policy`, so it is
+    /// written with every report and recomputed when one is decoded.
+    public var policyWeakerThanSpec: [String] { policy.weakerThanSpec.map(\.key) }
 
     /// The software that produced the report.
     public struct Engine: Sendable, Equatable, Codable {
@@ -191,6 +197,12 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         case schema, engine, input, policy, seed, challenge, verdict, actions, autoshot, snapshot, frames, timing, warnings
     }
 
+    /// Keys added to `liveness-report/1` after its first version: written, not needed to decode
+    /// (reports written before them still decode).
+    private enum AddedKeys: String, CodingKey {
+        case policyWeakerThanSpec
+    }
+
     /// Encodes every key; a missing autoshot or snapshot as `null`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -207,5 +219,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         try c.encode(frames, forKey: .frames)
         try c.encode(timing, forKey: .timing)
         try c.encode(warnings, forKey: .warnings)
+        var added = encoder.container(keyedBy: AddedKeys.self)
+        try added.encode(policyWeakerThanSpec, forKey: .policyWeakerThanSpec)
     }
 }
