@@ -13,10 +13,13 @@ import LivenessCore
 ///   is refused unless the caller allows it (`--allow-weaker-policy`); reports then list the
 ///   weakened keys in `policyWeakerThanSpec`.
 ///
-/// All problems of a file are reported at once, one per key, in key order.
+/// The problems of a file are reported at once, one per key in key order, the first three in
+/// words and the rest counted.
 public enum PolicyFile {
     /// The largest policy file read, in bytes (a policy is a few hundred bytes).
     public static let maximumBytes = 64 << 10
+    /// The most problems one error message lists (the rest are counted).
+    public static let maximumProblemsShown = 3
 
     /// The policy of the file at `path`; the defaults when `path` is `nil`.
     /// - Parameter allowWeaker: accept a policy weaker than the spec on a security threshold.
@@ -73,7 +76,12 @@ public enum PolicyFile {
                 problems.append("policy key '\(key)' must be \(row.boundsDescription), not \(member.typeName)")
             }
         }
-        guard problems.isEmpty else { throw InputError(path: path, problem: problems.joined(separator: "; ")) }
+        guard problems.isEmpty else {
+            // A message stays short whatever the file holds: the first few problems, and a count.
+            let shown = problems.prefix(maximumProblemsShown).joined(separator: "; ")
+            let more = problems.count - maximumProblemsShown
+            throw InputError(path: path, problem: more > 0 ? "\(shown); and \(more) more problem\(more == 1 ? "" : "s")" : shown)
+        }
         let weaker = policy.weakerThanSpec
         if !weaker.isEmpty && !allowWeaker {
             throw InputError(path: path, problem:
