@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "LivenessCore", targets: ["LivenessCore"]),
         .library(name: "FaceTracking", targets: ["FaceTracking"]),
         .library(name: "LivenessKit", targets: ["LivenessKit"]),
+        .library(name: "LivenessService", targets: ["LivenessService"]),
     ],
     targets: [
         // C header + C++ implementation over OpenCV 4.6 and dlib 19.24. The only code that
@@ -49,6 +50,9 @@ let package = Package(
                 // dlib's .pc lists BLAS/LAPACK as absolute paths, which SwiftPM drops.
                 .linkedLibrary("blas"), .linkedLibrary("lapack"), .linkedLibrary("m"),
                 .linkedLibrary("stdc++"),
+                // libavformat reads the container's display matrix and timestamps before decoding.
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
+                .linkedLibrary("png16"), .linkedLibrary("jpeg"),  // image headers and PNG decoding, see png.cpp, jpeg.cpp
             ] + openCVModules.map { .linkedLibrary($0) }
         ),
         // Swift overlay: the only module that imports CFaceTracking.
@@ -57,15 +61,25 @@ let package = Package(
         .target(name: "LivenessCore"),
         // Front ends: video analysis, trace I/O, reports. Depends on the core and the overlay.
         .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking"]),
-        .executableTarget(name: "liveness", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking"]),
+        // libwebsockets 4.1 (Debian's libwebsockets-dev), imported by LivenessService only.
+        .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets"),
+        // The network service: HTTP API and the WebSocket stream on libwebsockets.
+        .target(name: "LivenessService", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking"]),
+        // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from
+        // the library API that integrators link (LivenessKit, LivenessService).
+        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService"]),
+        .executableTarget(name: "liveness", dependencies: ["LivenessCommands"]),
         // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
-        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking"],
+        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService"],
                           path: "Tools/Benchmark"),
         // Paths of test inputs (generated samples, the shared real footage) for the test targets.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "TestSupport"]),
         .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
-        .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "TestSupport"]),
+        .testTarget(name: "LivenessServiceTests", dependencies: ["LivenessService", "LivenessKit", "LivenessCore", "FaceTracking",
+                                                                 "TestSupport"]),
+        .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "TestSupport",
+                                                             "LivenessCommands"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -9,10 +9,13 @@ packages=(
   libdlib-dev          # dlib 19.24: HOG face detector, 68-point shape predictor
   libdlib-data         # /usr/share/dlib/shape_predictor_68_face_landmarks.dat
   libblas-dev liblapack-dev  # dlib's BLAS/LAPACK, linked explicitly
+  libavformat-dev libavcodec-dev libavutil-dev  # the container probe: display matrix, timestamps
+  libpng-dev libjpeg-dev  # image headers checked before decoding; PNG without libpng's warnings
   pkg-config
   ffmpeg               # builds the sample clips from the astronaut portrait; tests make rotated clips
   python3 python3-pip unzip
   python3-opencv python3-numpy  # Tools/generate_cases.py renders the generated regression cases
+  time                 # /usr/bin/time: peak memory per input in Tools/hostile_corpus.py
 )
 missing=()
 for p in "${packages[@]}"; do

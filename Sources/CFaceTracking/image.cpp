@@ -1,5 +1,8 @@
 // Images: decoding, raw pixels, encoding, scaling, quality measures (OpenCV imgcodecs/imgproc).
+#include "container.hpp"
 #include "internal.hpp"
+#include "jpeg.hpp"
+#include "png.hpp"
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -7,7 +10,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <vector>
 #include <sys/stat.h>
+
+/// Largest encoded image file read into memory (a PNG of the largest allowed frame compresses
+/// to far less).
+static constexpr long long kMaxEncodedImageBytes = 256LL << 20;
 
 extern "C" {
 
@@ -23,6 +32,12 @@ void ft_image_free(ft_image *image) { delete image; }
 
 int ft_image_width(const ft_image *image) { return image ? image->mat.cols : 0; }
 int ft_image_height(const ft_image *image) { return image ? image->mat.rows : 0; }
+
+const uint8_t *ft_image_bytes(const ft_image *image, size_t *stride) {
+    if (!image || image->mat.empty()) return nullptr;
+    if (stride) *stride = image->mat.step[0];
+    return image->mat.data;
+}
 
 ft_status ft_image_copy(const ft_image *source, ft_image *destination, ft_error *error) {
     if (!source || !destination) return ft::set_error(error, "copy: null image"), FT_ERR_ARGUMENT;
@@ -53,6 +68,41 @@ int ft_file_is_image(const char *path) {
     }
 }
 
+/// Decodes JPEG or PNG bytes after checking the size their header declares against ft_limits.
+/// Other formats are refused: the engine takes JPEG and PNG stills (the spec's encoded frames).
+static ft_status decode_encoded(const uint8_t *bytes, size_t count, const char *what, cv::Mat &out, ft_error *error) {
+    ft::configure_libraries();
+    if (ft::is_png(bytes, count)) return ft::decode_png(bytes, count, what, out, error);
+    if (!ft::is_jpeg(bytes, count)) {
+        ft::set_error(error, "%s: not a JPEG or PNG image (stills must be JPEG or PNG)", what);
+        return FT_ERR_UNSUPPORTED;
+    }
+    int width = 0, height = 0;
+    if (!ft::jpeg_size(bytes, count, &width, &height)) {
+        ft::set_error(error, "%s: not a JPEG that can be decoded (unreadable header)", what);
+        return FT_ERR_DECODE;
+    }
+    ft_limits limits = ft_limits_get();
+    if (width > limits.max_frame_side || height > limits.max_frame_side ||
+        (int64_t)width * height > limits.max_frame_pixels) {
+        ft::set_error(error, "%s: the image is %dx%d pixels, larger than the limit (%lld megapixels, %d pixels a side); "
+                             "it was not decoded", what, width, height, (long long)(limits.max_frame_pixels / 1000000),
+                      limits.max_frame_side);
+        return FT_ERR_LIMIT;
+    }
+    return ft::guarded(error, what, [&] {
+        cv::Mat buffer(1, (int)count, CV_8UC1, const_cast<uint8_t *>(bytes));
+        // cv::imdecode applies the EXIF orientation, as cv::imread does.
+        cv::Mat decoded = cv::imdecode(buffer, cv::IMREAD_COLOR);
+        if (decoded.empty()) {
+            ft::set_error(error, "%s: not a JPEG that can be decoded (corrupt or truncated)", what);
+            return FT_ERR_DECODE;
+        }
+        out = decoded;
+        return FT_OK;
+    });
+}
+
 ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error) {
     if (!path || !out) return ft::set_error(error, "decode: null argument"), FT_ERR_ARGUMENT;
     struct stat st;
@@ -60,46 +110,58 @@ ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error)
         return ft::set_error(error, "%s: %s", path, std::strerror(errno)), FT_ERR_NOT_FOUND;
     if (!S_ISREG(st.st_mode)) return ft::set_error(error, "%s: not a regular file", path), FT_ERR_NOT_FOUND;
     if (st.st_size == 0) return ft::set_error(error, "%s: empty file", path), FT_ERR_UNSUPPORTED;
+    if (st.st_size > kMaxEncodedImageBytes)
+        return ft::set_error(error, "%s: %lld bytes, larger than the limit for an image file (%lld)", path,
+                             (long long)st.st_size, (long long)kMaxEncodedImageBytes), FT_ERR_LIMIT;
     return ft::guarded(error, path, [&] {
-        cv::Mat decoded = cv::imread(path, cv::IMREAD_COLOR);
-        if (decoded.empty()) {
-            ft::set_error(error, "%s: not an image OpenCV can decode (or corrupt)", path);
-            return FT_ERR_UNSUPPORTED;
-        }
-        out->mat = decoded;
-        return FT_OK;
+        std::vector<uint8_t> bytes((size_t)st.st_size);
+        std::ifstream in(path, std::ios::binary);
+        if (!in.read(reinterpret_cast<char *>(bytes.data()), (std::streamsize)bytes.size()))
+            return ft::set_error(error, "%s: could not read the file", path), FT_ERR_NOT_FOUND;
+        return decode_encoded(bytes.data(), bytes.size(), path, out->mat, error);
     });
 }
 
 ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *out, ft_error *error) {
     if (!bytes || !out || count == 0) return ft::set_error(error, "decode: no bytes"), FT_ERR_ARGUMENT;
-    if (count > (size_t)INT32_MAX) return ft::set_error(error, "decode: %zu bytes is too large", count), FT_ERR_ARGUMENT;
-    return ft::guarded(error, "decode", [&] {
-        cv::Mat buffer(1, (int)count, CV_8UC1, const_cast<uint8_t *>(bytes));
-        cv::Mat decoded = cv::imdecode(buffer, cv::IMREAD_COLOR);
-        if (decoded.empty()) {
-            ft::set_error(error, "decode: %zu bytes are not an image OpenCV can decode (JPEG, PNG, ...)", count);
-            return FT_ERR_UNSUPPORTED;
-        }
-        out->mat = decoded;
-        return FT_OK;
-    });
+    if (count > (size_t)kMaxEncodedImageBytes)
+        return ft::set_error(error, "decode: %zu bytes, larger than the limit for an image (%lld)", count,
+                             (long long)kMaxEncodedImageBytes), FT_ERR_LIMIT;
+    return decode_encoded(bytes, count, "image", out->mat, error);
 }
 
 ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int stride,
                                ft_pixel_format format, ft_image *out, ft_error *error) {
     int channels = 0;
+    bool planar = false;
     switch (format) {
         case FT_PIXELS_BGR: case FT_PIXELS_RGB: channels = 3; break;
         case FT_PIXELS_GRAY: channels = 1; break;
         case FT_PIXELS_BGRA: case FT_PIXELS_RGBA: channels = 4; break;
+        case FT_PIXELS_NV12: case FT_PIXELS_I420: channels = 1, planar = true; break;
         default: return ft::set_error(error, "pixels: unknown format %d", (int)format), FT_ERR_ARGUMENT;
     }
-    if (!pixels || !out || width <= 0 || height <= 0 || width > 16384 || height > 16384)
+    if (!pixels || !out || width <= 0 || height <= 0)
         return ft::set_error(error, "pixels: bad size %dx%d", width, height), FT_ERR_ARGUMENT;
+    ft_limits limits = ft_limits_get();
+    if (width > limits.max_frame_side || height > limits.max_frame_side ||
+        (int64_t)width * height > limits.max_frame_pixels)
+        return ft::set_error(error, "pixels: %dx%d exceeds the limit (%lld megapixels, %d pixels a side)", width, height,
+                             (long long)(limits.max_frame_pixels / 1000000), limits.max_frame_side), FT_ERR_LIMIT;
     if (stride < width * channels)
         return ft::set_error(error, "pixels: stride %d is less than %d bytes per row", stride, width * channels), FT_ERR_ARGUMENT;
+    if (planar && (width % 2 != 0 || height % 2 != 0))
+        return ft::set_error(error, "pixels: YUV 4:2:0 frames need an even width and height, not %dx%d", width, height),
+               FT_ERR_ARGUMENT;
+    if (format == FT_PIXELS_I420 && stride != width)
+        return ft::set_error(error, "pixels: I420 planes must be tightly packed (stride %d, width %d)", stride, width),
+               FT_ERR_ARGUMENT;
     return ft::guarded(error, "pixels", [&] {
+        if (planar) {
+            cv::Mat yuv(height * 3 / 2, width, CV_8UC1, const_cast<uint8_t *>(pixels), (size_t)stride);
+            cv::cvtColor(yuv, out->mat, format == FT_PIXELS_NV12 ? cv::COLOR_YUV2BGR_NV12 : cv::COLOR_YUV2BGR_I420);
+            return FT_OK;
+        }
         cv::Mat view(height, width, CV_8UC(channels), const_cast<uint8_t *>(pixels), (size_t)stride);
         switch (format) {
             case FT_PIXELS_BGR: view.copyTo(out->mat); break;
@@ -107,7 +169,22 @@ ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int
             case FT_PIXELS_GRAY: cv::cvtColor(view, out->mat, cv::COLOR_GRAY2BGR); break;
             case FT_PIXELS_BGRA: cv::cvtColor(view, out->mat, cv::COLOR_BGRA2BGR); break;
             case FT_PIXELS_RGBA: cv::cvtColor(view, out->mat, cv::COLOR_RGBA2BGR); break;
+            default: break;
         }
+        return FT_OK;
+    });
+}
+
+ft_status ft_image_rotate(ft_image *image, int clockwise_degrees, ft_error *error) {
+    if (!image || image->mat.empty()) return ft::set_error(error, "rotate: empty image"), FT_ERR_ARGUMENT;
+    int degrees = ((clockwise_degrees % 360) + 360) % 360;
+    if (degrees % 90 != 0) return ft::set_error(error, "rotate: %d is not a multiple of 90 degrees", clockwise_degrees), FT_ERR_ARGUMENT;
+    if (degrees == 0) return FT_OK;
+    return ft::guarded(error, "rotate", [&] {
+        cv::Mat turned;
+        cv::rotate(image->mat, turned, degrees == 90 ? cv::ROTATE_90_CLOCKWISE
+                                       : degrees == 180 ? cv::ROTATE_180 : cv::ROTATE_90_COUNTERCLOCKWISE);
+        image->mat = turned;
         return FT_OK;
     });
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 struct ft_image {
     cv::Mat mat;  // 8-bit BGR (CV_8UC3)
@@ -40,6 +41,22 @@ ft_status guarded(ft_error *error, const char *what, Body &&body) noexcept {
         set_error(error, "%s: unknown C++ exception", what);
     }
     return FT_ERR_INTERNAL;
+}
+
+/// Runs an OpenCV image decode; false (with a message) when OpenCV refused the image for its
+/// size, which it checks from the header before decoding the pixels (ft_limits).
+template <class Body>
+bool decode_within_limits(ft_error *error, const char *what, Body &&body) {
+    try {
+        body();
+        return true;
+    } catch (const cv::Exception &e) {
+        if (e.func.find("validateInputImageSize") == std::string::npos) throw;
+        ft_limits limits = ft_limits_get();
+        set_error(error, "%s: the image is larger than the limit (%lld megapixels, %d pixels a side); it was not decoded",
+                  what, (long long)(limits.max_frame_pixels / 1000000), limits.max_frame_side);
+        return false;
+    }
 }
 
 /// Same as `guarded` for calls that return nothing (drawing): failures are ignored.

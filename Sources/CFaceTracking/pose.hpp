@@ -14,7 +14,10 @@ void face_anchor(const double *points, double *x, double *y);
 double eye_distance(const double *points);
 
 struct Pose {
-    double yaw_degrees = 0, pitch_degrees = 0, roll_degrees = 0, error_px = 0;
+    /// Yaw against the camera's axes; yaw against the line of sight from the head's turning
+    /// point (100 mm behind the nose tip) to the camera; pitch and roll against the camera's
+    /// axes; RMS reprojection error in pixels.
+    double yaw_degrees = 0, line_of_sight_yaw_degrees = 0, pitch_degrees = 0, roll_degrees = 0, error_px = 0;
 };
 
 /// solvePnP (SQPnP) of the rigid landmarks against a generic 3D face, with intrinsics derived

@@ -129,6 +129,8 @@ struct ft_tracker {
     int frames_since_scan = 0;
     int failed_verifies = 0;
     int last_face_count = 0;
+    // Pacing of the searches without a face (media time, milliseconds; NaN: never searched).
+    double last_coarse_ms = NAN, last_fine_ms = NAN;
 };
 
 namespace {
@@ -203,6 +205,7 @@ void measure(ft_tracker &t, ft_observation *out, int width, int height) {
     ft::Pose pose;
     if (t.pose.estimate(p, width, height, pose)) {
         out->yaw_degrees = pose.yaw_degrees;
+        out->line_of_sight_yaw_degrees = pose.line_of_sight_yaw_degrees;
         out->pitch_degrees = pose.pitch_degrees;
         out->roll_degrees = pose.roll_degrees;
         out->pose_error_px = pose.error_px;
@@ -220,7 +223,13 @@ bool plausible(const cv::Rect2d &box, const cv::Rect2d &previous, int width, int
     return (box & frame).area() > 0.5 * box.area();
 }
 
-ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int height) {
+/// Which passes of the detection ladder a search without a track runs: the coarse one (large
+/// faces) and the fine one (all faces down to the minimum size).
+struct SearchPasses {
+    bool coarse = true, fine = true;
+};
+
+ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int height, SearchPasses passes = {}) {
     auto start = Clock::now();
     std::vector<ft_candidate> candidates;
     cv::Rect whole(0, 0, width, height);
@@ -230,8 +239,12 @@ ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int heig
         candidates = detect(t.detector, t.gray, whole, std::min(2.0, kTargetFacePixels / std::max(1.0, t.box.width)),
                             t.config.detection_threshold);
     } else {
-        for (double scale : detection_ladder(width, height, t.config.min_face_fraction)) {
-            candidates = detect(t.detector, t.gray, whole, scale, t.config.detection_threshold);
+        auto ladder = detection_ladder(width, height, t.config.min_face_fraction);
+        for (size_t i = 0; i < ladder.size(); ++i) {
+            // One scale only (a small frame): it runs when either pass is due.
+            bool due = ladder.size() == 1 ? (passes.coarse || passes.fine) : (i == 0 ? passes.coarse : passes.fine);
+            if (!due) continue;
+            candidates = detect(t.detector, t.gray, whole, ladder[i], t.config.detection_threshold);
             if (!candidates.empty()) break;
         }
     }
@@ -408,6 +421,8 @@ ft_tracker_config ft_tracker_config_default(void) {
     config.detection_threshold = 0.0;
     config.verify_interval = 5;
     config.track = 1;
+    config.search_coarse_interval_ms = 100;
+    config.search_fine_interval_ms = 300;
     return config;
 }
 
@@ -434,20 +449,69 @@ void ft_tracker_reset(ft_tracker *tracker) {
     tracker->tracking = false;
     tracker->pose.reset();
     tracker->last_face_count = 0;
+    tracker->last_coarse_ms = tracker->last_fine_ms = NAN;
 }
 
-ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_observation *out, ft_error *error) {
+static ft_status process(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, bool paced, ft_observation *out,
+                         ft_error *error) {
     if (!tracker || !frame || !out) return ft::set_error(error, "process: null argument"), FT_ERR_ARGUMENT;
     if (frame->mat.empty() || frame->mat.type() != CV_8UC3)
         return ft::set_error(error, "process: empty or non-BGR frame"), FT_ERR_ARGUMENT;
     std::memset(out, 0, sizeof *out);
     return ft::guarded(error, "process", [&] {
         auto &t = *tracker;
-        cv::cvtColor(frame->mat, t.gray, cv::COLOR_BGR2GRAY);
         int width = frame->mat.cols, height = frame->mat.rows;
-        if (t.tracking && t.config.track) return track(t, out, width, height);
-        t.tracking = false;
-        return full_detection(t, out, width, height);
+        SearchPasses passes;
+        if (!(t.tracking && t.config.track) && paced && !std::isnan(t.last_fine_ms)) {
+            // No face since the last search: search again only when a pass is due (media time).
+            passes.coarse = !(timestamp_ms - t.last_coarse_ms < t.config.search_coarse_interval_ms);
+            passes.fine = !(timestamp_ms - t.last_fine_ms < t.config.search_fine_interval_ms);
+            if (!passes.coarse && !passes.fine) {
+                t.tracking = false;
+                out->faces = 0;
+                return FT_OK;
+            }
+        }
+        cv::cvtColor(frame->mat, t.gray, cv::COLOR_BGR2GRAY);
+        ft_status status;
+        if (t.tracking && t.config.track) {
+            status = track(t, out, width, height);
+        } else {
+            t.tracking = false;
+            status = full_detection(t, out, width, height, passes);
+        }
+        if (paced && !out->face) {
+            // A search ran on this frame (the passes due, or all of them after a lost track).
+            if (passes.coarse) t.last_coarse_ms = timestamp_ms;
+            if (passes.fine) t.last_fine_ms = timestamp_ms;
+        }
+        if (out->face) t.last_coarse_ms = t.last_fine_ms = NAN;
+        return status;
+    });
+}
+
+ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_observation *out, ft_error *error) {
+    return process(tracker, frame, 0, false, out, error);
+}
+
+ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
+                                ft_error *error) {
+    if (!std::isfinite(timestamp_ms)) return ft::set_error(error, "process: timestamp is not finite"), FT_ERR_ARGUMENT;
+    return process(tracker, frame, timestamp_ms, true, out, error);
+}
+
+ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
+                           double *xy, ft_error *error) {
+    if (!model || !frame || !xy) return ft::set_error(error, "fit: null argument"), FT_ERR_ARGUMENT;
+    if (frame->mat.empty() || frame->mat.type() != CV_8UC3) return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
+    if (!(w > 1 && h > 1) || !std::isfinite(x) || !std::isfinite(y)) return ft::set_error(error, "fit: bad box"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "fit", [&] {
+        cv::Mat gray;
+        cv::cvtColor(frame->mat, gray, cv::COLOR_BGR2GRAY);
+        dlib::cv_image<unsigned char> image(gray);
+        dlib::rectangle rect((long)std::lround(x), (long)std::lround(y), (long)std::lround(x + w), (long)std::lround(y + h));
+        fill_landmarks(model->predictor(image, rect), xy);
+        return FT_OK;
     });
 }
 

@@ -16,6 +16,11 @@ public struct TrackerConfiguration: Sendable, Equatable {
     public var verifyInterval = 5
     /// True: detect once, then track with landmarks; false: detect on every frame.
     public var track = true
+    /// Without a tracked face, milliseconds of media time between searches for large faces
+    /// (at least 30% of the shorter side) and between full searches down to `minFaceFraction`
+    /// (`process(_:timestampMilliseconds:)` only). 0 searches on every frame.
+    public var searchCoarseIntervalMilliseconds = 100.0
+    public var searchFineIntervalMilliseconds = 300.0
 
     public init() {}
 
@@ -28,6 +33,8 @@ public struct TrackerConfiguration: Sendable, Equatable {
         config.detection_threshold = detectionThreshold
         config.verify_interval = Int32(verifyInterval)
         config.track = track ? 1 : 0
+        config.search_coarse_interval_ms = track ? searchCoarseIntervalMilliseconds : 0
+        config.search_fine_interval_ms = track ? searchFineIntervalMilliseconds : 0
         return config
     }
 }
@@ -66,8 +73,12 @@ public struct FaceMeasurement: Sendable, Equatable {
     public var eyeAspectRatioLeft: Double
     /// Eye aspect ratio of the subject's own right eye (landmarks 36-41).
     public var eyeAspectRatioRight: Double
-    /// Head yaw in degrees, camera frame; positive when the subject turns to their own left.
+    /// Head yaw in degrees against the camera's axes; positive when the subject turns to their
+    /// own left. Changes when the camera rotates or the face moves across the frame.
     public var yawDegrees: Double
+    /// Head yaw in degrees against the line of sight from the head's turning point to the
+    /// camera; positive to the subject's own left. Unchanged by camera rotation (see `HeadPose`).
+    public var lineOfSightYawDegrees: Double
     /// Head pitch in degrees; positive when the subject looks up.
     public var pitchDegrees: Double
     /// Head roll in degrees; positive when the head tilts towards the subject's left shoulder.
@@ -123,11 +134,20 @@ public final class FaceTracker {
     /// Forgets the tracked face; the next frame runs a full detection (`ft_tracker_reset`).
     public func reset() { ft_tracker_reset(handle) }
 
-    /// Finds or tracks the primary face on `frame` and measures it (`ft_tracker_process`).
-    /// The frame is only borrowed for the call.
+    /// Finds or tracks the primary face on `frame` and measures it, searching every frame that
+    /// has no tracked face (`ft_tracker_process`). The frame is only borrowed for the call.
     public func process(_ frame: Image) throws(FaceTrackingError) -> FrameMeasurement {
         var error = ft_error()
         try check(ft_tracker_process(handle, frame.handle, &raw, &error), &error)
+        return FrameMeasurement(raw, width: Double(frame.width), height: Double(frame.height))
+    }
+
+    /// The same for a frame of a stream at `timestampMilliseconds` (media time): without a
+    /// tracked face, searches are paced by the configuration's intervals, so that frames without
+    /// a face cost little whatever the frame rate (`ft_tracker_process_at`).
+    public func process(_ frame: Image, timestampMilliseconds: Double) throws(FaceTrackingError) -> FrameMeasurement {
+        var error = ft_error()
+        try check(ft_tracker_process_at(handle, frame.handle, timestampMilliseconds, &raw, &error), &error)
         return FrameMeasurement(raw, width: Double(frame.width), height: Double(frame.height))
     }
 }
@@ -164,7 +184,7 @@ extension FrameMeasurement {
             box: Rect(x: o.box_x, y: o.box_y, width: o.box_w, height: o.box_h),
             center: Point(x: o.center_x, y: o.center_y),
             eyeAspectRatioLeft: o.ear_left, eyeAspectRatioRight: o.ear_right,
-            yawDegrees: o.yaw_degrees, pitchDegrees: o.pitch_degrees, rollDegrees: o.roll_degrees,
+            yawDegrees: o.yaw_degrees, lineOfSightYawDegrees: o.line_of_sight_yaw_degrees, pitchDegrees: o.pitch_degrees, rollDegrees: o.roll_degrees,
             eyeDistancePixels: o.eye_distance_px, poseErrorPixels: o.pose_error_px, landmarks: points)
     }
 }

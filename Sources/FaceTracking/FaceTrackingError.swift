@@ -6,6 +6,8 @@ public struct FaceTrackingError: Error, Equatable, CustomStringConvertible, Send
     /// What kind of failure it was.
     public enum Kind: String, Sendable {
         case notFound, unsupported, decode, argument, model, encode, `internal`
+        /// The input exceeds a resource limit (`ResourceLimits`).
+        case limit
     }
 
     public let kind: Kind
@@ -32,6 +34,7 @@ func check(_ status: ft_status, _ error: inout ft_error) throws(FaceTrackingErro
     case FT_ERR_ARGUMENT: kind = .argument
     case FT_ERR_MODEL: kind = .model
     case FT_ERR_ENCODE: kind = .encode
+    case FT_ERR_LIMIT: kind = .limit
     default: kind = .internal
     }
     let message = withUnsafeBytes(of: &error.message) { raw in

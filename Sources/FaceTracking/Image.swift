@@ -20,6 +20,14 @@ public final class Image {
     /// True for a 0×0 image.
     public var isEmpty: Bool { width == 0 || height == 0 }
 
+    /// Calls `body` with the image's BGR bytes (rows `bytesPerRow` apart), borrowed for the
+    /// duration of the call (`ft_image_bytes`); an empty buffer for an empty image.
+    public func withBGRBytes<R>(_ body: (_ bytes: UnsafeRawBufferPointer, _ bytesPerRow: Int) throws -> R) rethrows -> R {
+        var stride = 0
+        guard let base = ft_image_bytes(handle, &stride) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0), 0) }
+        return try body(UnsafeRawBufferPointer(start: base, count: stride * height), stride)
+    }
+
     /// Decodes a JPEG/PNG/BMP/... file (`ft_image_decode_file`, `cv::imread`).
     public convenience init(contentsOfFile path: String) throws(FaceTrackingError) {
         self.init()
@@ -30,9 +38,21 @@ public final class Image {
     /// Decodes an encoded image held in memory (`ft_image_decode_bytes`, `cv::imdecode`).
     public convenience init(encoded bytes: [UInt8]) throws(FaceTrackingError) {
         self.init()
+        var failure: FaceTrackingError?
+        bytes.withUnsafeBytes { raw in
+            do throws(FaceTrackingError) { try load(encoded: raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Replaces the content with a decoded JPEG or PNG (`ft_image_decode_bytes`), reusing the
+    /// buffer when the size matches; the bytes are only borrowed.
+    public func load(encoded bytes: UnsafeRawBufferPointer) throws(FaceTrackingError) {
         var error = ft_error()
-        let status = bytes.withUnsafeBufferPointer { ft_image_decode_bytes($0.baseAddress, $0.count, handle, &error) }
-        try check(status, &error)
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            throw FaceTrackingError(kind: .argument, message: "image: no bytes")
+        }
+        try check(ft_image_decode_bytes(base.assumingMemoryBound(to: UInt8.self), bytes.count, handle, &error), &error)
     }
 
     /// A solid image of the given size (pixels) and colour (`ft_image_fill`).
@@ -42,9 +62,14 @@ public final class Image {
         try check(ft_image_fill(handle, Int32(width), Int32(height), color.blue, color.green, color.red, &error), &error)
     }
 
-    /// Layout of raw pixels handed to `init(pixels:...)`.
-    public enum PixelFormat: Sendable {
+    /// Layout of raw pixels handed to `init(pixels:...)` / `load(pixels:...)`.
+    public enum PixelFormat: String, Sendable, CaseIterable {
         case bgr, rgb, gray, bgra, rgba
+        /// YUV 4:2:0, a Y plane then interleaved U/V at half height (rows `bytesPerRow` apart);
+        /// what most camera APIs deliver. Even width and height.
+        case nv12
+        /// YUV 4:2:0, Y then U then V planes, tightly packed (`bytesPerRow` = width). Even sizes.
+        case i420
         var c: ft_pixel_format {
             switch self {
             case .bgr: FT_PIXELS_BGR
@@ -52,14 +77,25 @@ public final class Image {
             case .gray: FT_PIXELS_GRAY
             case .bgra: FT_PIXELS_BGRA
             case .rgba: FT_PIXELS_RGBA
+            case .nv12: FT_PIXELS_NV12
+            case .i420: FT_PIXELS_I420
             }
         }
-        /// Bytes per pixel.
+        /// Bytes per pixel of the (first) plane.
         public var bytesPerPixel: Int {
             switch self {
-            case .gray: 1
+            case .gray, .nv12, .i420: 1
             case .bgr, .rgb: 3
             case .bgra, .rgba: 4
+            }
+        }
+        /// The fewest bytes a `width`×`height` frame with rows `bytesPerRow` apart occupies.
+        public func minimumByteCount(width: Int, height: Int, bytesPerRow: Int) -> Int {
+            let plane = bytesPerRow * (height - 1) + width * bytesPerPixel
+            switch self {
+            case .nv12: return bytesPerRow * height + bytesPerRow * (height / 2 - 1) + width
+            case .i420: return width * height * 3 / 2
+            default: return plane
             }
         }
     }
@@ -69,7 +105,20 @@ public final class Image {
     public convenience init(pixels: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
                             format: PixelFormat) throws(FaceTrackingError) {
         self.init()
-        guard width > 0, height > 0, bytesPerRow > 0, pixels.count >= bytesPerRow * (height - 1) + width * format.bytesPerPixel
+        try load(pixels: pixels, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
+    }
+
+    /// Replaces the content with raw pixels converted to BGR (`ft_image_from_pixels`), reusing
+    /// the buffer when the size matches; the pixels are only borrowed.
+    public func load(pixels: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerRow: Int,
+                     format: PixelFormat) throws(FaceTrackingError) {
+        guard width <= FrameLimits.maxFrameSide, height <= FrameLimits.maxFrameSide,
+              width * height <= FrameLimits.maxFramePixels, bytesPerRow <= 16 * FrameLimits.maxFrameSide
+        else {
+            throw FaceTrackingError(kind: .limit, message: "pixels: \(width)×\(height) at \(bytesPerRow) bytes per row exceeds the limit (\(FrameLimits.maxFramePixels / 1_000_000) megapixels, \(FrameLimits.maxFrameSide) pixels a side)")
+        }
+        guard width > 0, height > 0, bytesPerRow > 0,
+              pixels.count >= format.minimumByteCount(width: width, height: height, bytesPerRow: bytesPerRow)
         else {
             throw FaceTrackingError(kind: .argument,
                                     message: "pixels: \(pixels.count) bytes are too few for \(width)×\(height) at \(bytesPerRow) bytes per row")
@@ -121,6 +170,12 @@ public final class Image {
         var scale = 1.0
         try check(ft_image_reduce_gray(handle, Int32(maxSide), destination.handle, &scale, &error), &error)
         return scale
+    }
+
+    /// Turns the image clockwise by 0, 90, 180 or 270 degrees (`ft_image_rotate`).
+    public func rotate(clockwiseDegrees: Int) throws(FaceTrackingError) {
+        var error = ft_error()
+        try check(ft_image_rotate(handle, Int32(clockwiseDegrees), &error), &error)
     }
 
     /// Mirrors the image left-right in place (`ft_image_flip_horizontal`).

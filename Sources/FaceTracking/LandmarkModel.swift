@@ -42,6 +42,15 @@ public final class LandmarkModel: @unchecked Sendable {
         try check(ft_detect_faces(handle, image.handle, scale, threshold, &buffer, Int32(buffer.count), &count, &error), &error)
         return buffer.prefix(Int(count)).map(FaceCandidate.init)
     }
+
+    /// Fits the 68 landmarks in `box` of `image` with no tracking (`ft_fit_landmarks`); for
+    /// baselines and tools.
+    public func fitLandmarks(in image: Image, box: Rect) throws(FaceTrackingError) -> [Point] {
+        var error = ft_error()
+        var xy = [Double](repeating: 0, count: 136)
+        try check(ft_fit_landmarks(handle, image.handle, box.x, box.y, box.width, box.height, &xy, &error), &error)
+        return (0..<68).map { Point(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
+    }
 }
 
 private func environment(_ name: String) -> String? {

@@ -11,10 +11,34 @@ public struct VideoInfo: Sendable, Equatable {
     public var framesPerSecond: Double
     /// Frames the container claims; a truncated file may deliver fewer.
     public var frameCount: Int
-    /// Rotation metadata applied to make frames upright: 0, 90, 180 or 270 degrees.
+    /// Clockwise rotation applied to make frames upright, degrees: 0, 90, 180 or 270 (any angle
+    /// for an unusual display matrix), as FFmpeg's player applies the stream's display matrix.
     public var rotationDegrees: Int
-    /// `frameCount / framesPerSecond`, seconds; 0 when unknown.
+    /// True when the display matrix also mirrors the picture (undone, as FFmpeg's player does).
+    public var mirrored: Bool
+    /// Declared duration in seconds; 0 when unknown.
     public var durationSeconds: Double
+
+    /// Creates stream properties.
+    public init(width: Int, height: Int, framesPerSecond: Double, frameCount: Int, rotationDegrees: Int,
+                mirrored: Bool = false, durationSeconds: Double) {
+        self.width = width
+        self.height = height
+        self.framesPerSecond = framesPerSecond
+        self.frameCount = frameCount
+        self.rotationDegrees = rotationDegrees
+        self.mirrored = mirrored
+        self.durationSeconds = durationSeconds
+    }
+}
+
+/// Resource limits the shim applies to every image and video before decoding its pixels
+/// (`ft_limits_get`).
+public enum FrameLimits {
+    /// Largest frame or image, pixels (width × height).
+    public static var maxFramePixels: Int { Int(ft_limits_get().max_frame_pixels) }
+    /// Largest width or height, pixels.
+    public static var maxFrameSide: Int { Int(ft_limits_get().max_frame_side) }
 }
 
 /// Decodes a video file frame by frame with OpenCV's FFmpeg backend (`ft_video_open`,
@@ -37,7 +61,7 @@ public final class VideoReader {
         self.path = path
         self.info = VideoInfo(width: Int(info.width), height: Int(info.height), framesPerSecond: info.fps,
                               frameCount: Int(info.frame_count), rotationDegrees: Int(info.rotation_degrees),
-                              durationSeconds: info.duration_seconds)
+                              mirrored: info.mirrored != 0, durationSeconds: info.duration_seconds)
     }
 
     deinit { ft_video_close(handle) }

@@ -25,7 +25,9 @@ public struct FrameAssessment: Sendable, Equatable {
     /// Conditioned yaw in degrees (median-filtered unless the input is pre-filtered), not yet
     /// relative to the baseline; `nil` without a face.
     public var filteredYawDegrees: Double?
-    /// Conditioned yaw minus the frontal baseline, in degrees; `nil` before the baseline exists or without a face.
+    /// The turn signal in degrees: conditioned yaw minus the frontal baseline, combined with the
+    /// line-of-sight yaw when the observation carries one (`TurnYaw`); `nil` before the baseline
+    /// exists or without a face.
     public var relativeYawDegrees: Double?
     /// The device rotation of the frame, as observed.
     public var deviceRotation: DeviceRotation

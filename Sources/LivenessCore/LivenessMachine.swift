@@ -14,6 +14,9 @@
 ///   towards an action.
 /// * **The cap**: a frame with `t − autoshot ≥ scanCapSeconds` decides the timeout and is *not*
 ///   evaluated for actions (so 19.9 s after the autoshot can still pass, 20.0 s cannot).
+/// * **Turn signal**: relative yaw against the baseline taken at the autoshot; when observations
+///   carry a line-of-sight yaw, camera-axis and line-of-sight yaw are combined (`TurnYaw`) so
+///   that a camera that turns or an image that slides cannot make a turn by itself.
 /// * **Turn runs** count consecutive credited frames beyond the threshold *in the same direction*;
 ///   any non-credited frame, a frame below the threshold or a change of sign restarts the run.
 /// * **Counts**: `framesRotationUnknown` counts credited scan frames with unknown rotation;
@@ -46,6 +49,9 @@ public struct LivenessMachine: Sendable {
     private var eyes: EyeClosureEstimator
     private var yawFilter: YawMedianFilter
     private var yawBaseline: YawBaseline
+    // The same conditioning for the line-of-sight yaw (`TurnYaw`).
+    private var sightFilter: YawMedianFilter
+    private var sightBaseline: YawBaseline
     private var turnRun = 0
     private var turnRunSign = 0
     private var blinkDone = false
@@ -65,6 +71,8 @@ public struct LivenessMachine: Sendable {
         eyes = EyeClosureEstimator(policy: policy)
         yawFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
         yawBaseline = YawBaseline(windowSeconds: policy.yawBaselineWindowSeconds)
+        sightFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
+        sightBaseline = YawBaseline(windowSeconds: policy.yawBaselineWindowSeconds)
     }
 
     private var actionsDone: Int { (blinkDone ? 1 : 0) + (turnDone ? 1 : 0) }
@@ -98,19 +106,26 @@ public struct LivenessMachine: Sendable {
         // Signals run on every tracked frame, whatever the phase (the eye baseline warms up early).
         var frame = assessment(o, phase: phase, notCredited: nil)
         var rawYaw: Double?
+        var rawSight: Double?
+        var filteredSight: Double?
         if let face = o.face {
             switch face.eyes {
             case let .closure(l, r):
                 frame.eyeClosureLeft = l
                 frame.eyeClosureRight = r
             case let .aspectRatio(l, r):
-                let c = eyes.update(leftEAR: l, rightEAR: r, timestampMicroseconds: t)
+                let c = eyes.update(leftEAR: l, rightEAR: r, pitchDegrees: face.pitchDegrees,
+                                    eyeDistancePixels: face.eyeDistancePixels, timestampMicroseconds: t)
                 frame.eyeClosureLeft = c?.left
                 frame.eyeClosureRight = c?.right
             }
             rawYaw = face.yawDegrees
             frame.filteredYawDegrees = face.yawIsFiltered
                 ? face.yawDegrees : yawFilter.update(yawDegrees: face.yawDegrees, timestampMicroseconds: t)
+            if let sight = face.lineOfSightYawDegrees {
+                rawSight = sight
+                filteredSight = face.yawIsFiltered ? sight : sightFilter.update(yawDegrees: sight, timestampMicroseconds: t)
+            }
             frame.inGuide = guide.contains(x: face.centerX, y: face.centerY, width: o.frameWidth, height: o.frameHeight)
         }
 
@@ -127,6 +142,7 @@ public struct LivenessMachine: Sendable {
         }
         if phase == .settle || phase == .framing, let y = rawYaw {
             yawBaseline.record(yawDegrees: y, timestampMicroseconds: t)
+            if let s = rawSight { sightBaseline.record(yawDegrees: s, timestampMicroseconds: t) }
         }
 
         // Framing -> autoshot -> scan.
@@ -138,6 +154,7 @@ public struct LivenessMachine: Sendable {
                 evidence.autoshot = still
                 autoshotTimestamp = t
                 yawBaseline.fix(atTimestampMicroseconds: t)
+                sightBaseline.fix(atTimestampMicroseconds: t)
                 evidence.yawBaselineDegrees = yawBaseline.degrees
                 events.append(.autoshot(still))
                 phase = .scan
@@ -165,8 +182,13 @@ public struct LivenessMachine: Sendable {
         // Crediting.
         if o.face != nil, let filtered = frame.filteredYawDegrees {
             if let y = rawYaw { yawBaseline.fixIfUnset(yawDegrees: y) }
+            if let s = rawSight { sightBaseline.fixIfUnset(yawDegrees: s) }
             if evidence.yawBaselineDegrees == nil { evidence.yawBaselineDegrees = yawBaseline.degrees }
             frame.relativeYawDegrees = yawBaseline.degrees.map { filtered - $0 }
+            if let cameraAxis = frame.relativeYawDegrees, let sight = filteredSight, let base = sightBaseline.degrees {
+                frame.relativeYawDegrees = TurnYaw.relative(cameraAxis: cameraAxis, lineOfSight: sight - base,
+                                                            swayDegrees: policy.yawSwayDegrees)
+            }
             if let dps = o.deviceRotation.degreesPerSecond, dps >= policy.rotationLimitDegreesPerSecond {
                 frame.notCreditedReason = .rotating
                 evidence.framesRotating += 1
@@ -254,6 +276,10 @@ public struct LivenessMachine: Sendable {
         try check(f.centerX, "face.centerX")
         try check(f.centerY, "face.centerY")
         try check(f.yawDegrees, "face.yawDegrees")
+        try check(f.lineOfSightYawDegrees, "face.lineOfSightYawDegrees")
+        // Pitch and eye distance feed the blink rule (nods, landmark-fit jumps).
+        try check(f.pitchDegrees, "face.pitchDegrees")
+        try check(f.eyeDistancePixels, "face.eyeDistancePixels")
         switch f.eyes {
         case let .aspectRatio(l, r), let .closure(l, r):
             try check(l, "face.eyes.left")

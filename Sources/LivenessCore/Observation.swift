@@ -66,8 +66,14 @@ public struct FaceObservation: Sendable, Equatable {
     public var centerY: Double
     /// The eye signal: raw aspect ratios (conditioned by the engine) or ready closures (used as is).
     public var eyes: EyeSignal
-    /// Camera-relative head yaw in degrees; positive when the subject turns to their own left.
+    /// Camera-relative head yaw in degrees against the camera's axes; positive when the subject
+    /// turns to their own left.
     public var yawDegrees: Double
+    /// Head yaw in degrees against the line of sight from the head to the camera, if known
+    /// (positive to the subject's own left). Camera rotation and the face's position in the frame
+    /// do not change it; the machine uses it to tell a head turn from a camera that turned
+    /// (`LivenessPolicy.yawSwayDegrees`). `nil`: the turn is measured on `yawDegrees` alone.
+    public var lineOfSightYawDegrees: Double?
     /// Camera-relative head pitch in degrees, if known (informational).
     public var pitchDegrees: Double?
     /// Camera-relative head roll in degrees, if known (informational).
@@ -81,12 +87,13 @@ public struct FaceObservation: Sendable, Equatable {
     public var yawIsFiltered: Bool
 
     /// Creates a face observation. Defaults: open eyes given as closures (0, 0), frontal yaw 0°,
-    /// no pitch/roll/box/eye distance, yaw not pre-filtered.
+    /// no line-of-sight yaw, no pitch/roll/box/eye distance, yaw not pre-filtered.
     public init(
         centerX: Double,
         centerY: Double,
         eyes: EyeSignal = .closure(left: 0, right: 0),
         yawDegrees: Double = 0,
+        lineOfSightYawDegrees: Double? = nil,
         pitchDegrees: Double? = nil,
         rollDegrees: Double? = nil,
         box: FaceBox? = nil,
@@ -97,6 +104,7 @@ public struct FaceObservation: Sendable, Equatable {
         self.centerY = centerY
         self.eyes = eyes
         self.yawDegrees = yawDegrees
+        self.lineOfSightYawDegrees = lineOfSightYawDegrees
         self.pitchDegrees = pitchDegrees
         self.rollDegrees = rollDegrees
         self.box = box

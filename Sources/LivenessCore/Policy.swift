@@ -37,26 +37,49 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// it is compared in normalised units.
     public var guideRadius: Double = 0.3
 
-    // MARK: Eye conditioning (`.aspectRatio` input only)
+    // MARK: Eye conditioning (`.aspectRatio` input only; see `EyeClosureEstimator`)
 
-    /// Length in seconds of the trailing window of tracked frames whose EAR forms the open-eye baseline.
+    /// Length in seconds of the trailing window of tracked frames whose EAR percentile is the fast
+    /// open-eye baseline estimate.
     public var eyeBaselineWindowSeconds: Double = 1.0
-    /// Percentile (0…1) of the window's EAR taken as the open-eye baseline.
+    /// Percentile (0…1) of the window's EAR taken as the fast open-eye baseline estimate.
     public var eyeBaselinePercentile: Double = 0.75
+    /// Time constant in seconds with which the held open-eye baseline falls towards a lower fast
+    /// estimate (it rises at once): each frame it closes the fraction min(1, Δt / this) of the gap.
+    /// Keeps the baseline on the open eye through runs of closures. 0 uses the fast estimate alone.
+    public var eyeBaselineHoldSeconds: Double = 3.0
     /// Tracked frames the baseline window must hold before any closure is reported (warm-up).
     public var eyeWarmupFrames: Int = 5
-    /// Relative EAR dip (1 − EAR/baseline) that is subtracted before scaling (a dead zone for squints).
+    /// Seconds before the frame (current frame excluded) whose highest EAR, when below the
+    /// baseline, is the reference a dip is measured from: a dip must develop within this time.
+    /// 0 measures against the baseline alone.
+    public var eyeDipReferenceSeconds: Double = 0.18
+    /// Relative EAR dip (1 − EAR/reference) that is subtracted before scaling (a dead zone for squints).
     public var eyeClosureDeadZone: Double = 0.06
     /// Relative EAR dip, beyond the dead zone, that maps to closure 1.
     public var eyeClosureScale: Double = 1.0
-    /// Relative EAR dip below which an eye counts as open for the dip-duration rule.
-    public var eyeDipOnsetLevel: Double = 0.08
+    /// Relative EAR dip (1 − EAR/baseline) below which an eye counts as open: a dip counts only
+    /// within `eyeMaxDipSeconds` of the eye's last open frame.
+    public var eyeDipOnsetLevel: Double = 0.2
     /// Seconds a dip may have lasted (since the eye was last open) and still count as a blink.
     /// Longer dips (looking down, frowning, slow closures) report closure 0. 0 disables the rule.
     public var eyeMaxDipSeconds: Double = 0.45
     /// Seconds over which a dip must persist: each eye's closure is the minimum of its closures in
     /// this trailing window (an erosion). 0.045 s spans two frames at 25–30 fps and one at ≤ 20 fps.
     public var eyeDipConfirmSeconds: Double = 0.045
+    /// Relative EAR dip (1 − EAR/reference) at or above which a frame's closure counts without
+    /// confirmation (a fully closed eye on a single frame). Above 1 disables it.
+    public var eyeDeepDipLevel: Double = 0.5
+    /// Degrees by which the head pitch must fall below the median pitch of the trailing
+    /// `eyeNodWindowSeconds` for the frame to count as a nod: its dip is not a blink, and the eye
+    /// must be seen open again before a dip counts. 0 disables the rule.
+    public var eyeNodPitchDegrees: Double = 6
+    /// Seconds before the frame (current frame excluded) whose median pitch the nod rule compares with.
+    public var eyeNodWindowSeconds: Double = 0.3
+    /// Relative change of the eye distance from the previous tracked frame above which the
+    /// landmark fit is taken to have jumped: no closure until the eye is seen open again.
+    /// 0 disables the rule.
+    public var eyeFitJumpRatio: Double = 0.25
 
     // MARK: Yaw conditioning (unfiltered yaw only)
 
@@ -64,6 +87,12 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     public var yawMedianWindowSeconds: Double = 0.2
     /// Seconds up to and including the autoshot whose raw yaw median is the frontal baseline.
     public var yawBaselineWindowSeconds: Double = 0.5
+    /// Degrees of disagreement between the line-of-sight yaw and the camera-axis yaw (each
+    /// relative to its baseline) put down to the head moving sideways; the rest is put down to
+    /// the camera rotating or the face's image moving, and removed. 0 measures the turn on the
+    /// line-of-sight yaw alone; a camera that only rotates moves the turn signal by at most
+    /// this much. Used only when observations carry a line-of-sight yaw. See docs/head-pose.md.
+    public var yawSwayDegrees: Double = 3
 
     /// The spec's defaults.
     public init() {}
@@ -72,9 +101,10 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case settleSeconds, framingTimeoutSeconds, framedFramesRequired, scanCapSeconds
         case blinkClosureThreshold, turnYawDegrees, turnHeldFrames, rotationLimitDegreesPerSecond
         case guideCenterX, guideCenterY, guideRadius
-        case eyeBaselineWindowSeconds, eyeBaselinePercentile, eyeWarmupFrames, eyeClosureDeadZone
-        case eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds, eyeDipConfirmSeconds
-        case yawMedianWindowSeconds, yawBaselineWindowSeconds
+        case eyeBaselineWindowSeconds, eyeBaselinePercentile, eyeBaselineHoldSeconds, eyeWarmupFrames
+        case eyeDipReferenceSeconds, eyeClosureDeadZone, eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
+        case eyeDipConfirmSeconds, eyeDeepDipLevel, eyeNodPitchDegrees, eyeNodWindowSeconds, eyeFitJumpRatio
+        case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
     }
 
     /// Decodes a possibly partial policy: absent keys keep their defaults.
@@ -96,14 +126,21 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.guideRadius, &guideRadius)
         try take(.eyeBaselineWindowSeconds, &eyeBaselineWindowSeconds)
         try take(.eyeBaselinePercentile, &eyeBaselinePercentile)
+        try take(.eyeBaselineHoldSeconds, &eyeBaselineHoldSeconds)
         try take(.eyeWarmupFrames, &eyeWarmupFrames)
+        try take(.eyeDipReferenceSeconds, &eyeDipReferenceSeconds)
         try take(.eyeClosureDeadZone, &eyeClosureDeadZone)
         try take(.eyeClosureScale, &eyeClosureScale)
         try take(.eyeDipOnsetLevel, &eyeDipOnsetLevel)
         try take(.eyeMaxDipSeconds, &eyeMaxDipSeconds)
         try take(.eyeDipConfirmSeconds, &eyeDipConfirmSeconds)
+        try take(.eyeDeepDipLevel, &eyeDeepDipLevel)
+        try take(.eyeNodPitchDegrees, &eyeNodPitchDegrees)
+        try take(.eyeNodWindowSeconds, &eyeNodWindowSeconds)
+        try take(.eyeFitJumpRatio, &eyeFitJumpRatio)
         try take(.yawMedianWindowSeconds, &yawMedianWindowSeconds)
         try take(.yawBaselineWindowSeconds, &yawBaselineWindowSeconds)
+        try take(.yawSwayDegrees, &yawSwayDegrees)
     }
 }
 

@@ -123,9 +123,13 @@ extension LivenessPolicy {
     ///   `blinkClosureThreshold` below 0.22, `turnYawDegrees` below 7.5, `turnHeldFrames` below 2,
     ///   `rotationLimitDegreesPerSecond` above 10, `guideRadius` above 0.3;
     /// * the eye and yaw conditioning that decides what counts as a blink or a turn:
-    ///   `eyeBaselinePercentile` above, `eyeClosureDeadZone` below, `eyeClosureScale` below,
+    ///   `eyeBaselinePercentile` above, `eyeDipReferenceSeconds` above (or 0: dips measured from
+    ///   the baseline alone), `eyeClosureDeadZone` below, `eyeClosureScale` below,
     ///   `eyeDipOnsetLevel` above, `eyeMaxDipSeconds` above (or 0, which disables the rule),
-    ///   `eyeDipConfirmSeconds` below, `yawMedianWindowSeconds` below their defaults.
+    ///   `eyeDipConfirmSeconds` below, `eyeDeepDipLevel` below, `eyeNodPitchDegrees` and
+    ///   `eyeFitJumpRatio` above (or 0, which disables the rule), `eyeNodWindowSeconds` 0 (which
+    ///   disables the nod rule), `yawMedianWindowSeconds` below and `yawSwayDegrees` above their
+    ///   defaults (a wider sway allowance lets a camera's rotation through as a turn).
     public static let bounds: [PolicyBound] = [
         // Phases.
         PolicyBound("settleSeconds", 0...10, "s", \.settleSeconds),
@@ -144,15 +148,22 @@ extension LivenessPolicy {
         // Eye conditioning.
         PolicyBound("eyeBaselineWindowSeconds", 0.1...10, "s", \.eyeBaselineWindowSeconds),
         PolicyBound("eyeBaselinePercentile", 0...1, "fraction", weaker: .above, \.eyeBaselinePercentile),
+        PolicyBound("eyeBaselineHoldSeconds", 0...60, "s", \.eyeBaselineHoldSeconds),
         PolicyBound("eyeWarmupFrames", 1...100, "frames", \.eyeWarmupFrames),
+        PolicyBound("eyeDipReferenceSeconds", 0...2, "s", weaker: .above, weakerAt: 0, \.eyeDipReferenceSeconds),
         PolicyBound("eyeClosureDeadZone", 0...1, "relative dip", weaker: .below, \.eyeClosureDeadZone),
         PolicyBound("eyeClosureScale", 0.01...10, "relative dip", weaker: .below, \.eyeClosureScale),
         PolicyBound("eyeDipOnsetLevel", 0...1, "relative dip", weaker: .above, \.eyeDipOnsetLevel),
         PolicyBound("eyeMaxDipSeconds", 0...10, "s", weaker: .above, weakerAt: 0, \.eyeMaxDipSeconds),
         PolicyBound("eyeDipConfirmSeconds", 0...1, "s", weaker: .below, \.eyeDipConfirmSeconds),
+        PolicyBound("eyeDeepDipLevel", 0...2, "relative dip", weaker: .below, \.eyeDeepDipLevel),
+        PolicyBound("eyeNodPitchDegrees", 0...90, "°", weaker: .above, weakerAt: 0, \.eyeNodPitchDegrees),
+        PolicyBound("eyeNodWindowSeconds", 0...5, "s", weakerAt: 0, \.eyeNodWindowSeconds),
+        PolicyBound("eyeFitJumpRatio", 0...10, "relative change", weaker: .above, weakerAt: 0, \.eyeFitJumpRatio),
         // Yaw conditioning.
         PolicyBound("yawMedianWindowSeconds", 0...2, "s", weaker: .below, \.yawMedianWindowSeconds),
         PolicyBound("yawBaselineWindowSeconds", 0...10, "s", \.yawBaselineWindowSeconds),
+        PolicyBound("yawSwayDegrees", 0...30, "°", weaker: .above, \.yawSwayDegrees),
     ]
 
     /// The row of `key`, or `nil` for a key the policy does not have.

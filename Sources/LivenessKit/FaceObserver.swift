@@ -27,7 +27,14 @@ public final class FaceObserver {
     /// Measures `frame` (frame `index`, presentation time `timestampMicroseconds`).
     public func observe(_ frame: Image, index: Int, timestampMicroseconds: Int64,
                         rotation: DeviceRotation = .unknown) throws(FaceTrackingError) -> Result {
-        let measurement = try tracker.process(frame)
+        observation(of: try tracker.process(frame), frame: frame, index: index, timestampMicroseconds: timestampMicroseconds,
+                    rotation: rotation)
+    }
+
+    /// The observation and record of a frame the tracker has measured (the tracking and the
+    /// device rotation may be computed at the same time, on two threads).
+    public func observation(of measurement: FrameMeasurement, frame: Image, index: Int, timestampMicroseconds: Int64,
+                            rotation: DeviceRotation) -> Result {
         let first = firstTimestamp ?? timestampMicroseconds
         if firstTimestamp == nil { firstTimestamp = timestampMicroseconds }
         let relative = timestampMicroseconds - first
@@ -46,6 +53,7 @@ public final class FaceObserver {
             record.earLeft = q(m.eyeAspectRatioLeft)
             record.earRight = q(m.eyeAspectRatioRight)
             record.yawDegrees = q(m.yawDegrees)
+            record.lineOfSightYawDegrees = q(m.lineOfSightYawDegrees)
             record.pitchDegrees = q(m.pitchDegrees)
             record.rollDegrees = q(m.rollDegrees)
             record.eyeDistancePixels = q(m.eyeDistancePixels)
@@ -53,7 +61,8 @@ public final class FaceObserver {
             face = FaceObservation(
                 centerX: record.faceCenterX!, centerY: record.faceCenterY!,
                 eyes: .aspectRatio(left: record.earLeft!, right: record.earRight!),
-                yawDegrees: record.yawDegrees!, pitchDegrees: record.pitchDegrees, rollDegrees: record.rollDegrees,
+                yawDegrees: record.yawDegrees!, lineOfSightYawDegrees: record.lineOfSightYawDegrees,
+                pitchDegrees: record.pitchDegrees, rollDegrees: record.rollDegrees,
                 box: box, eyeDistancePixels: record.eyeDistancePixels)
         }
         let observation = Observation(

@@ -12,9 +12,12 @@ public enum NumberFormat {
         return (value * 1e6).rounded() / 1e6
     }
 
-    /// `value` with `decimals` places and no trailing zeros beyond one ("0.5", "12.0").
+    /// `value` with `decimals` places and no trailing zeros beyond one ("0.5", "12.0"). Values
+    /// too large for that (|value| ≥ 1e12, which no measurement reaches) are written in Swift's
+    /// shortest round-trip form, which parses back to the same double.
     public static func string(_ value: Double) -> String {
         guard value.isFinite else { return value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf") }
+        guard abs(value) < 1e12 else { return "\(value)" }
         let scaled = Int64((value * factor).rounded())
         let negative = scaled < 0
         let magnitude = negative ? UInt64(-scaled) : UInt64(scaled)

@@ -19,8 +19,10 @@ public struct TraceRecord: Sendable, Equatable {
     /// Eye aspect ratios, the subject's own eyes.
     public var earLeft: Double?
     public var earRight: Double?
-    /// Head pose, degrees (yaw > 0: the subject's own left).
+    /// Head pose, degrees (yaw > 0: the subject's own left); yaw against the camera's axes.
     public var yawDegrees: Double?
+    /// Head yaw against the line of sight from the head to the camera, degrees.
+    public var lineOfSightYawDegrees: Double?
     public var pitchDegrees: Double?
     public var rollDegrees: Double?
     /// Eye centre distance, pixels.

@@ -13,7 +13,7 @@ public final class TraceWriter {
     /// The columns, in order (the CSV header; the JSONL keys).
     public static let columns = [
         "frame", "seconds", "face", "faces", "box_x", "box_y", "box_w", "box_h", "face_center_x", "face_center_y",
-        "ear_left", "ear_right", "yaw_degrees", "pitch_degrees", "roll_degrees", "eye_distance_px",
+        "ear_left", "ear_right", "yaw_degrees", "line_of_sight_yaw_degrees", "pitch_degrees", "roll_degrees", "eye_distance_px",
         "eye_closure_left", "eye_closure_right", "relative_yaw_degrees", "device_rotation_dps", "rotation_source",
         "credited", "not_credited_reason", "phase", "hud", "frame_width", "frame_height",
     ]
@@ -36,7 +36,7 @@ public final class TraceWriter {
         return [
             String(r.frame), NumberFormat.string(r.seconds), r.face ? "1" : "0", String(r.faces),
             n(r.box?.x), n(r.box?.y), n(r.box?.width), n(r.box?.height), n(r.faceCenterX), n(r.faceCenterY),
-            n(r.earLeft), n(r.earRight), n(r.yawDegrees), n(r.pitchDegrees), n(r.rollDegrees), n(r.eyeDistancePixels),
+            n(r.earLeft), n(r.earRight), n(r.yawDegrees), n(r.lineOfSightYawDegrees), n(r.pitchDegrees), n(r.rollDegrees), n(r.eyeDistancePixels),
             n(r.eyeClosureLeft), n(r.eyeClosureRight), n(r.relativeYawDegrees), n(r.deviceRotationDegreesPerSecond),
             r.rotationSource.rawValue, r.credited.map { $0 ? "1" : "0" }, r.notCreditedReason, r.phase, r.hud,
             String(r.frameWidth), String(r.frameHeight),
@@ -77,6 +77,6 @@ public final class TraceWriter {
         }
     }
 
-    /// Flushes the output.
-    public func finish() { sink.flush() }
+    /// Flushes the output (and closes a file); throws the first write error, naming the file.
+    public func finish() throws(InputError) { try sink.finish() }
 }

@@ -1,7 +1,21 @@
-import LivenessKit
+import LivenessCommands
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-exit(LivenessCLI.run(Array(CommandLine.arguments.dropFirst()), console: Console()))
+// A closed pipe on standard output is a write error the commands report, not a silent death.
+signal(SIGPIPE, SIG_IGN)
+let console = Console()
+// A descriptor closed by the caller (`liveness trace clip.mp4 >&-`) would be reused by the next
+// file opened, and results meant for standard output would land in it: put /dev/null there and
+// treat output as failed instead.
+for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 {
+    let null = open("/dev/null", O_RDWR)
+    if null >= 0 && null != descriptor {
+        dup2(null, descriptor)
+        close(null)
+    }
+    if descriptor == STDOUT_FILENO { console.markStandardOutputClosed() }
+}
+exit(LivenessCLI.run(Array(CommandLine.arguments.dropFirst()), console: console))

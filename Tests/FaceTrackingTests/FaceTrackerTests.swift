@@ -109,3 +109,41 @@ final class FaceTrackerTests: XCTestCase {
         XCTAssertEqual(motion.rotationDegrees, 0, accuracy: 0.1)
     }
 }
+
+/// Searches without a face are paced by media time (`process(_:timestampMilliseconds:)`).
+final class FaceSearchPacingTests: XCTestCase {
+    func testFramesWithoutAFaceAreSearchedAtACadenceAndAFaceIsStillFoundPromptly() throws {
+        let model = try LandmarkModel.load()
+        let photo = try Image(contentsOfFile: try Fixtures.generated("astronaut.png"))
+        let blank = try Image(width: 512, height: 512, color: Color(red: 90, green: 110, blue: 100))
+        let tracker = try FaceTracker(model: model)
+        // 2 s without a face at 100 frames per second.
+        var searched = 0
+        for i in 0..<200 {
+            let m = try tracker.process(blank, timestampMilliseconds: Double(i) * 10)
+            XCTAssertNil(m.face)
+            if m.detectMilliseconds > 0 { searched += 1 }
+        }
+        // Coarse passes every 100 ms (20), full ones every 300 ms among them: far fewer than 200
+        // searches, and at least one every 100 ms.
+        XCTAssertGreaterThanOrEqual(searched, 20)
+        XCTAssertLessThanOrEqual(searched, 30, "searched \(searched) of 200 frames")
+        // Then the face: the astronaut's is 17% of the frame, below the coarse pass's 30%, so the
+        // next full search finds it, at most 300 ms of media time later.
+        var foundAfter: Double?
+        for i in 0..<40 {
+            let t = 2000 + Double(i) * 10
+            if try tracker.process(photo, timestampMilliseconds: t).face != nil { foundAfter = t - 2000; break }
+        }
+        XCTAssertNotNil(foundAfter)
+        XCTAssertLessThanOrEqual(foundAfter ?? .infinity, 300)
+        // Every frame is searched without timestamps (the old entry point), and with intervals 0.
+        var configuration = TrackerConfiguration()
+        configuration.searchCoarseIntervalMilliseconds = 0
+        configuration.searchFineIntervalMilliseconds = 0
+        let eager = try FaceTracker(model: model, configuration: configuration)
+        var eagerSearches = 0
+        for i in 0..<10 where try eager.process(blank, timestampMilliseconds: Double(i) * 10).detectMilliseconds > 0 { eagerSearches += 1 }
+        XCTAssertEqual(eagerSearches, 10)
+    }
+}

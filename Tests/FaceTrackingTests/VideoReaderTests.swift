@@ -34,12 +34,14 @@ final class VideoReaderTests: XCTestCase {
         let dir = try Fixtures.temporaryDirectory(self)
         let stored = dir.appendingPathComponent("stored-sideways.mp4").path
         let tagged = dir.appendingPathComponent("portrait-tagged.mp4").path
-        // A 360x640 portrait clip stored sideways (640x360) with a "rotate 90" tag, as phones do.
+        // A 360x640 portrait clip stored sideways (640x360, turned counter-clockwise) with the tag
+        // that makes ffmpeg show it upright (ffprobe: rotation=-90), as phones write it.
+        // VideoOrientationTests compares every orientation with ffmpeg's own decode.
         try Fixtures.ffmpeg(["-loop", "1", "-i", try Fixtures.generated("astronaut.png"), "-t", "0.4", "-r", "10",
                              "-vf", "scale=360:640,transpose=2", "-c:v", "libx264", "-pix_fmt", "yuv420p", stored])
-        try Fixtures.ffmpeg(["-i", stored, "-c", "copy", "-metadata:s:v:0", "rotate=90", tagged])
+        try Fixtures.ffmpeg(["-i", stored, "-c", "copy", "-metadata:s:v:0", "rotate=270", tagged])
         let reader = try VideoReader(path: tagged)
-        XCTAssertEqual(reader.info.rotationDegrees, 90)
+        XCTAssertEqual(reader.info.rotationDegrees, 90, "turned 90° clockwise to be upright")
         XCTAssertEqual(reader.info.width, 360, "upright width")
         XCTAssertEqual(reader.info.height, 640, "upright height")
         let frame = Image()

@@ -119,6 +119,7 @@ final class RecordingMeasurementTests: XCTestCase {
                     box = FaceBox(x: x, y: y, width: w, height: h)
                 }
                 face = FaceObservation(centerX: cx, centerY: cy, eyes: .aspectRatio(left: el, right: er), yawDegrees: yaw,
+                                       lineOfSightYawDegrees: num("line_of_sight_yaw_degrees"),
                                        pitchDegrees: num("pitch_degrees"), rollDegrees: num("roll_degrees"), box: box,
                                        eyeDistancePixels: num("eye_distance_px"))
             }

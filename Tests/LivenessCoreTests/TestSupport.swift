@@ -10,9 +10,11 @@ func face(x: Double = 0.5, y: Double = 0.5, closure: Double = 0, yaw: Double = 0
                     yawDegrees: yaw, box: box, yawIsFiltered: true)
 }
 
-/// A tracked face with dlib-style input (aspect ratios, raw yaw), centred.
-func landmarkFace(ear: Double, yaw: Double = 0) -> FaceObservation {
-    FaceObservation(centerX: 0.5, centerY: 0.5, eyes: .aspectRatio(left: ear, right: ear), yawDegrees: yaw)
+/// A tracked face with dlib-style input (aspect ratios, raw yaw, optional pitch and eye
+/// distance), centred.
+func landmarkFace(ear: Double, yaw: Double = 0, pitch: Double? = nil, eyeDistance: Double? = nil) -> FaceObservation {
+    FaceObservation(centerX: 0.5, centerY: 0.5, eyes: .aspectRatio(left: ear, right: ear), yawDegrees: yaw,
+                    pitchDegrees: pitch, eyeDistancePixels: eyeDistance)
 }
 
 /// Feeds frames to a machine and keeps every step.

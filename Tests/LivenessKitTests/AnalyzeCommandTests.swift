@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessCommands
 import LivenessKit
 import TestSupport
 import XCTest
@@ -102,14 +103,17 @@ final class AnalyzeCommandTests: XCTestCase {
         let status = LivenessCLI.run(["analyze", missing, text.path, good, empty.path, truncated.path, "--output", out.path,
                                       "--jobs", "2"], console: console)
         XCTAssertEqual(status, 2)
+        // Standard output holds the one result; each problem is said once, on standard error.
         let lines = console.printed.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.count, 5, console.printed)
+        XCTAssertEqual(lines.count, 1, console.printed)
+        XCTAssertTrue(lines.contains { $0.hasPrefix(good) && $0.contains("failed: inputEnded") }, "\(lines)")
+        let errors = console.errors.split(separator: "\n").map(String.init)
+        XCTAssertEqual(errors.count, 4, console.errors)
         for bad in [missing, text.path, empty.path, truncated.path] {
-            let line = lines.filter { $0.contains(bad) }
-            XCTAssertEqual(line.count, 1, "one line for \(bad): \(lines)")
+            let line = errors.filter { $0.contains(bad) }
+            XCTAssertEqual(line.count, 1, "one line for \(bad): \(errors)")
             XCTAssertTrue(line.first?.hasPrefix("error: \(bad): ") ?? false, "\(line)")
         }
-        XCTAssertTrue(lines.contains { $0.hasPrefix(good) && $0.contains("failed: inputEnded") }, "\(lines)")
         // The failure is recorded where the report would be.
         let recorded = try report(out.appendingPathComponent("empty"))
         XCTAssertEqual((recorded["verdict"] as? [String: Any])?["reason"] as? String, "invalidInput")
@@ -177,7 +181,7 @@ final class AnalyzeOutputsTests: XCTestCase {
         let input = try Fixtures.generated("astronaut-still.mp4")
         let out = try Fixtures.temporaryDirectory(self)
         let console = Console.capturing()
-        _ = LivenessCLI.run(["analyze", input, "--output", out.path, "--annotate", "--plot", "--trace", out.appendingPathComponent("t.csv").path],
+        _ = LivenessCLI.run(["analyze", input, "--output", out.path, "--annotate-failed", "--plot", "--trace", out.appendingPathComponent("t.csv").path],
                             console: console)
         let folder = out.appendingPathComponent("astronaut-still")
         let reader = try VideoReader(path: folder.appendingPathComponent("annotated.mp4").path)

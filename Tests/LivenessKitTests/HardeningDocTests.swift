@@ -22,8 +22,13 @@ final class HardeningDocTests: XCTestCase {
             if let weaker = bound.weaker {
                 XCTAssertTrue(cells[4].hasPrefix("\(weaker.rawValue) \(PolicyBound.format(bound.reference))"), "\(bound.key): \(cells[4])")
                 XCTAssertEqual(cells[4].hasSuffix("(spec)"), bound.isSpecNumber, bound.key)
+            } else if let at = bound.weakerAt {
+                XCTAssertTrue(cells[4].hasPrefix("\(PolicyBound.format(at)) ("), "\(bound.key): \(cells[4])")
             } else {
                 XCTAssertTrue(cells[4].hasPrefix("—"), "\(bound.key): \(cells[4])")
+            }
+            if bound.weaker != nil, let at = bound.weakerAt {
+                XCTAssertTrue(cells[4].contains("or \(PolicyBound.format(at)) ("), "\(bound.key): \(cells[4])")
             }
         }
         XCTAssertEqual(Set(rows.keys).intersection(LivenessPolicy.bounds.map(\.key)).count, LivenessPolicy.bounds.count)

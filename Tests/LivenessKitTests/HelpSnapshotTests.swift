@@ -1,4 +1,5 @@
 import Foundation
+import LivenessCommands
 import LivenessKit
 import TestSupport
 import XCTest

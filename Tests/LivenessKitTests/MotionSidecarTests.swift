@@ -1,5 +1,6 @@
 import FaceTracking
 import Foundation
+import LivenessCommands
 import LivenessCore
 import LivenessKit
 import TestSupport
@@ -133,13 +134,13 @@ final class MotionSidecarTests: XCTestCase {
             XCTAssertEqual(run.code, 2, name)
             XCTAssertEqual(run.report.verdict.status, .failed, name)
             XCTAssertEqual(run.report.verdict.reason, .invalidInput, name)
-            XCTAssertTrue(run.report.warnings.contains { $0.contains("has no motion sample within 100 ms") && $0.hasPrefix(sidecar) },
-                          "\(name): \(run.report.warnings)")
+            let error = run.report.error ?? ""
+            XCTAssertTrue(error.contains("has no motion sample within 100 ms") && error.hasPrefix(sidecar), "\(name): \(error)")
         }
         // Times around 1e13 s are refused when the file is read.
         let far = try analyse(sidecar: try edited(csv, shift: 1e13))
         XCTAssertEqual(far.report.verdict.reason, .invalidInput)
-        XCTAssertTrue(far.report.warnings.first?.contains("outside the plausible range") == true, "\(far.report.warnings)")
+        XCTAssertTrue(far.report.error?.contains("outside the plausible range") == true, far.report.error ?? "no error")
     }
 
     /// A sidecar that starts a little after the first frame (within 100 ms) still covers it.

@@ -1,4 +1,5 @@
 import Foundation
+import LivenessCommands
 import LivenessCore
 import LivenessKit
 import TestSupport
@@ -191,7 +192,7 @@ final class PolicyFileTests: XCTestCase {
 
     /// The flag exists on every command that takes a policy.
     func testEveryCommandWithAPolicyTakesTheFlag() {
-        for spec in [AnalyzeCommand.spec, TraceCommand.spec, ReplayCommand.spec] {
+        for spec in [AnalyzeCommand.spec, TraceCommand.spec, ReplayCommand.spec, ServeCommand.spec] {
             XCTAssertTrue(spec.options.contains { $0.name == "--policy" }, spec.name)
             XCTAssertTrue(spec.options.contains { $0.name == "--allow-weaker-policy" && $0.value == nil }, spec.name)
             XCTAssertTrue(spec.usage.contains("[--allow-weaker-policy]"), spec.name)

@@ -2,6 +2,7 @@ import FaceTracking
 import Foundation
 import XCTest
 
+import LivenessCommands
 @testable import LivenessKit
 
 /// The regression suite in-process: every generated case of Recordings/cases (rendered by

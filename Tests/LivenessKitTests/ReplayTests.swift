@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessCommands
 import LivenessKit
 import XCTest
 
@@ -266,7 +267,8 @@ final class TraceErrorTests: XCTestCase {
         let cases: [(line: String, expect: String)] = [
             (badNumber.joined(separator: ","), "column 'ear_left' is not a number: '0.3x'"),
             (missing.joined(separator: ","), "missing column 'yaw_degrees'"),
-            (second.dropLast().joined(separator: ","), "26 fields where the header has 27 columns"),
+            (second.dropLast().joined(separator: ","),
+             "\(TraceWriter.columns.count - 1) fields where the header has \(TraceWriter.columns.count) columns"),
             (badSource.joined(separator: ","), "rotation_source"),
         ]
         for c in cases {
@@ -361,7 +363,7 @@ final class EngineTraceRoundTripTests: XCTestCase {
                 let path = dir.appendingPathComponent("trace-\(landmarks).\(format.rawValue)").path
                 let writer = TraceWriter(sink: try OutputSink(path: path), format: format, landmarks: landmarks)
                 for pair in records { writer.write(pair.record) }
-                writer.finish()
+                try writer.finish()
                 let reader = try TraceReader(path: path)
                 XCTAssertEqual(reader.format, format == .csv ? .csv : .jsonl)
                 let frames = try reader.readAll()
@@ -385,7 +387,7 @@ final class EngineTraceRoundTripTests: XCTestCase {
             let path = dir.appendingPathComponent("t.\(format.rawValue)").path
             let writer = TraceWriter(sink: try OutputSink(path: path), format: format)
             for pair in records { writer.write(pair.record) }
-            writer.finish()
+            try writer.finish()
             let machine = try TraceReplay.run(try TraceReader(path: path), policy: .init(), seed: 3).machine
             verdicts.append(machine.verdict)
             evidence.append(machine.evidence)
@@ -427,8 +429,8 @@ final class RecordingReplayTests: XCTestCase {
             csvWriter.write(step.record)
             jsonlWriter.write(step.record)
         }
-        csvWriter.finish()
-        jsonlWriter.finish()
+        try csvWriter.finish()
+        try jsonlWriter.finish()
         let expected = analysis.machine
         XCTAssertNotNil(expected.verdict)
 

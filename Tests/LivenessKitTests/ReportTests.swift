@@ -1,5 +1,6 @@
 import Foundation
 import LivenessCore
+import LivenessCommands
 import LivenessKit
 import XCTest
 
@@ -57,8 +58,9 @@ private func object(_ report: LivenessReport) throws -> [String: Any] {
 final class ReportSchemaTests: XCTestCase {
     /// The keys of `liveness-report/1`, from docs/report-schema.md.
     private let topKeys: Set<String> = ["schema", "engine", "input", "policy", "seed", "challenge", "verdict", "actions",
-                                        "autoshot", "snapshot", "frames", "timing", "warnings", "policyWeakerThanSpec"]
-    private let inputKeys: Set<String> = ["path", "kind", "width", "height", "fps", "frames", "durationSeconds", "rotationDegrees"]
+                                        "autoshot", "snapshot", "frames", "timing", "warnings", "error", "policyWeakerThanSpec"]
+    private let inputKeys: Set<String> = ["path", "kind", "width", "height", "fps", "frames", "durationSeconds", "rotationDegrees",
+                                          "mirrored"]
     private let stillKeys: Set<String> = ["frame", "seconds", "path", "box"]
     private let frameKeys: Set<String> = ["read", "tracked", "credited", "rotating", "rotationUnknown", "ignoredAfterVerdict"]
 
@@ -85,7 +87,7 @@ final class ReportSchemaTests: XCTestCase {
         let policy = try XCTUnwrap(json["policy"] as? [String: Any])
         let expectedPolicy = try XCTUnwrap(try JSONSerialization.jsonObject(with: JSONEncoder().encode(LivenessPolicy())) as? [String: Any])
         XCTAssertEqual(Set(policy.keys), Set(expectedPolicy.keys))
-        XCTAssertEqual(policy.count, 21)
+        XCTAssertEqual(policy.count, 28)
         XCTAssertEqual((policy["blinkClosureThreshold"] as? NSNumber)?.doubleValue, 0.22)
 
         XCTAssertEqual(json["seed"] as? Int, 5)
@@ -148,7 +150,8 @@ final class ReportSchemaTests: XCTestCase {
         XCTAssertTrue(isNull(json["snapshot"]))
         let input = try XCTUnwrap(json["input"] as? [String: Any])
         XCTAssertEqual(Set(input.keys), inputKeys)
-        for key in ["width", "height", "fps", "frames", "durationSeconds", "rotationDegrees"] {
+        XCTAssertTrue(isNull(json["error"]), "error is null when the input was usable")
+        for key in ["width", "height", "fps", "frames", "durationSeconds", "rotationDegrees", "mirrored"] {
             XCTAssertTrue(isNull(input[key]), "input.\(key) should be null")
         }
         let verdict = try XCTUnwrap(json["verdict"] as? [String: Any])

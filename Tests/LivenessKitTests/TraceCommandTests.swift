@@ -1,4 +1,5 @@
 import Foundation
+import LivenessCommands
 import LivenessKit
 import TestSupport
 import XCTest
@@ -24,7 +25,7 @@ final class TraceCommandTests: XCTestCase {
         let (status, rows, _) = try trace(try Fixtures.generated("astronaut.png"))
         XCTAssertEqual(status, 0)
         let required = ["frame", "seconds", "face", "faces", "box_x", "box_y", "box_w", "box_h", "face_center_x",
-                        "face_center_y", "ear_left", "ear_right", "yaw_degrees", "pitch_degrees", "roll_degrees",
+                        "face_center_y", "ear_left", "ear_right", "yaw_degrees", "line_of_sight_yaw_degrees", "pitch_degrees", "roll_degrees",
                         "eye_distance_px", "eye_closure_left", "eye_closure_right", "device_rotation_dps",
                         "rotation_source", "credited", "phase", "hud"]
         for column in required { XCTAssertNotNil(rows.first?[column], column) }

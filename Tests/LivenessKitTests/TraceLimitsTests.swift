@@ -1,4 +1,5 @@
 import Foundation
+import LivenessCommands
 import LivenessCore
 import LivenessKit
 import TestSupport
@@ -41,7 +42,7 @@ final class TraceLimitsTests: XCTestCase {
         let path = dir.appendingPathComponent("t.\(format.rawValue)").path
         let writer = TraceWriter(sink: try OutputSink(path: path), format: format, landmarks: landmarks)
         for r in engineRecords() { writer.write(r) }
-        writer.finish()
+        try writer.finish()
         return try String(contentsOfFile: path, encoding: .utf8)
     }
 

@@ -56,3 +56,56 @@ public enum Fixtures {
         XCTAssertEqual(process.terminationStatus, 0, "ffmpeg \(arguments.joined(separator: " "))")
     }
 }
+
+extension Fixtures {
+    /// The `liveness` executable built beside the test bundle (`swift test` builds it), or a
+    /// skip when it is not there.
+    public static func livenessExecutable() throws -> String {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("liveness").path,
+            packageRoot.appendingPathComponent(".build/debug/liveness").path,
+        ]
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw XCTSkip("the liveness executable is not built beside the tests (swift build)")
+        }
+        return found
+    }
+
+    /// What a run of the `liveness` executable printed, and how it ended.
+    public struct Run {
+        public var status: Int32
+        public var output: String
+        public var errors: String
+    }
+
+    /// Runs the `liveness` executable with `arguments`; standard output goes to `standardOutput`
+    /// (a path such as /dev/full) when given, else it is captured; `closeStandardOutput` starts
+    /// it with descriptor 1 closed (through the shell's `>&-`).
+    public static func runLiveness(_ arguments: [String], standardOutput: String? = nil,
+                                   closeStandardOutput: Bool = false) throws -> Run {
+        let executable = try livenessExecutable()
+        let process = Process()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-run-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: scratch.path + ".out", contents: nil)
+        FileManager.default.createFile(atPath: scratch.path + ".err", contents: nil)
+        defer {
+            try? FileManager.default.removeItem(atPath: scratch.path + ".out")
+            try? FileManager.default.removeItem(atPath: scratch.path + ".err")
+        }
+        if closeStandardOutput {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "exec \"$0\" \"$@\" >&-", executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
+        process.standardOutput = FileHandle(forWritingAtPath: standardOutput ?? scratch.path + ".out")
+        process.standardError = FileHandle(forWritingAtPath: scratch.path + ".err")
+        try process.run()
+        process.waitUntilExit()
+        let output = (try? Data(contentsOf: URL(fileURLWithPath: scratch.path + ".out"))) ?? Data()
+        let errors = (try? Data(contentsOf: URL(fileURLWithPath: scratch.path + ".err"))) ?? Data()
+        return Run(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+                   errors: String(decoding: errors, as: UTF8.self))
+    }
+}

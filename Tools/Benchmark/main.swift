@@ -1,93 +1,32 @@
-// liveness-bench: per-stage costs and end-to-end speed of the tracking pipeline, measured side
-// by side in one run (release build): decode only; HOG detection on every frame; the tracked
-// pipeline (detect once, then landmarks in the previous box); the tracked pipeline with the
-// device-rotation estimate. Prints milliseconds per frame, frames per second and the ratios.
+// liveness-bench: the engine's speed, measured side by side in one run (release build), as
+// ratios that do not depend on how fast this machine happens to be today. Needs the shared
+// recordings (../shared/recordings) and ffmpeg.
 //
-//   swift run -c release liveness-bench [VIDEO] [--repeat N]
-import FaceTracking
+//   swift run -c release liveness-bench                          all of it (about 10 minutes)
+//   swift run -c release liveness-bench --scale [480,720,1080]   decode / analyze / naive at each size
+//   swift run -c release liveness-bench --stream [--sessions N]  the streaming service under load
+//   swift run -c release liveness-bench --pipeline [VIDEO]       per-stage costs of one clip
 import Foundation
-import LivenessCore
-import LivenessKit
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let repeats = arguments.firstIndex(of: "--repeat").flatMap { Int(arguments[$0 + 1]) } ?? 1
-let video = arguments.first { !$0.hasPrefix("--") && Int($0) == nil }
-    ?? "../shared/recordings/lp-d13-phone-selfie-glasses.mp4"
-
-func seconds(_ d: Duration) -> Double { d.inSeconds }
-
-struct Run {
-    var name: String
-    var frames = 0
-    var wall = 0.0
-    var decode = 0.0, detect = 0.0, landmarks = 0.0, pose = 0.0, rotation = 0.0, faces = 0
-    var msPerFrame: Double { wall * 1000 / Double(max(frames, 1)) }
-    var fps: Double { Double(frames) / max(wall, 1e-9) }
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count && !arguments[$0 + 1].hasPrefix("--") ? arguments[$0 + 1] : nil }
 }
-
-func measure(_ name: String, track: Bool?, rotation: Bool) throws -> Run {
-    var run = Run(name: name)
-    let model = try LandmarkModel.load()
-    let clock = ContinuousClock()
-    for _ in 0..<repeats {
-        let reader = try VideoReader(path: video)
-        var configuration = TrackerConfiguration()
-        configuration.track = track ?? true
-        let tracker = try FaceTracker(model: model, configuration: configuration)
-        let estimator = VideoRotationEstimator(width: reader.info.width, height: reader.info.height)
-        let frame = Image()
-        let start = clock.now
-        while true {
-            let t0 = clock.now
-            guard let ms = try reader.read(into: frame) else { break }
-            run.decode += seconds(clock.now - t0)
-            run.frames += 1
-            if rotation {
-                let t1 = clock.now
-                _ = try estimator.rotation(for: frame, timestampMicroseconds: Int64(ms * 1000))
-                run.rotation += seconds(clock.now - t1)
-            }
-            if track != nil {
-                let m = try tracker.process(frame)
-                run.detect += m.detectMilliseconds / 1000
-                run.landmarks += m.landmarksMilliseconds / 1000
-                run.pose += m.poseMilliseconds / 1000
-                if m.face != nil { run.faces += 1 }
-                if rotation { estimator.didObserve(m) }
-            }
-        }
-        run.wall += seconds(clock.now - start)
-    }
-    return run
-}
-
 do {
-    let info = try VideoReader(path: video).info
-    print("video: \(video) (\(info.width)x\(info.height), \(info.frameCount) frames, \(String(format: "%.1f", info.framesPerSecond)) fps), \(repeats) pass(es), \(ProcessInfo.processInfo.activeProcessorCount) cores")
-    let runs = [
-        try measure("decode only", track: nil, rotation: false),
-        try measure("HOG on every frame", track: false, rotation: false),
-        try measure("tracked", track: true, rotation: false),
-        try measure("tracked + rotation estimate", track: true, rotation: true),
-    ]
-    func ms(_ total: Double, _ frames: Int) -> String { String(format: "%7.2f", total * 1000 / Double(max(frames, 1))) }
-    print("pipeline                      ms/frame     fps   decode   detect  landmarks   pose  rotation  face%")
-    for r in runs {
-        print(r.name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: " %9.2f %7.1f", r.msPerFrame, r.fps),
-              ms(r.decode, r.frames), ms(r.detect, r.frames), "  ", ms(r.landmarks, r.frames), ms(r.pose, r.frames),
-              ms(r.rotation, r.frames), String(format: "%6.1f", 100 * Double(r.faces) / Double(max(r.frames, 1))))
+    let widths = option("--scale").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [480, 720, 1080]
+    let all = !arguments.contains("--scale") && !arguments.contains("--stream") && !arguments.contains("--pipeline")
+    if arguments.contains("--pipeline") {
+        let video = option("--pipeline") ?? "../shared/recordings/lp-d13-phone-selfie-glasses.mp4"
+        try pipelineBenchmark(video: video, repeats: option("--repeat").flatMap(Int.init) ?? 1)
     }
-    let every = runs[1], tracked = runs[2], full = runs[3]
-    print(String(format: "tracked vs HOG on every frame: %.1fx faster; rotation estimate adds %.0f%% (%.2f ms/frame)",
-                 every.msPerFrame / tracked.msPerFrame, 100 * (full.msPerFrame / tracked.msPerFrame - 1),
-                 full.rotation * 1000 / Double(max(full.frames, 1))))
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    print("peak resident memory: \(usage.ru_maxrss / 1024) MiB (the landmark model alone is ~95 MiB on disk)")
+    if all || arguments.contains("--scale") { try scaleBenchmark(widths: widths) }
+    if all || arguments.contains("--stream") {
+        try streamingBenchmark(sessions: option("--sessions").flatMap(Int.init), seconds: option("--seconds").flatMap(Double.init) ?? 10)
+    }
 } catch {
     FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
     exit(2)

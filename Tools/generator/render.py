@@ -168,8 +168,12 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
         if not recipe.get("noFace") and not held:
             p = K @ r.T @ Kinv @ A @ np.array([scene.anchor[0], scene.anchor[1], 1.0])
             face_center = [round(p[0] / p[2] / out_w, 4), round(p[1] / p[2] / out_h, 4)]
-        # Yaw against the camera's axes: the head's yaw plus the angle of the ray to the face
-        # (a face off the optical axis, or a camera that panned, is seen from the side).
+        # `yaw` is the head's turn about its neck, which is also its yaw against the line of
+        # sight from its pivot to the camera: the warp renders the head as seen along that line,
+        # and neither a camera rotation (exactly) nor a framing move (to first order: an image
+        # translation is a camera rotation for a pinhole) changes it. Against the camera's axes
+        # the head's yaw is that minus the angle of the ray to the face: a face off the optical
+        # axis, or a camera that panned, is seen from the side.
         yaw_camera = None if face_center is None else yaw - math.degrees(math.atan((face_center[0] - 0.5) * out_w / f))
         truth_frames.append({"i": i, "t": round(t, 5), "yaw": round(yaw, 3),
                              "yawCamera": None if yaw_camera is None else round(yaw_camera, 3), "closure": round(closure, 3),
@@ -279,8 +283,10 @@ def encode(frames, times, fps, path, portrait, crf, vfr):
         if proc.wait() != 0:
             raise RuntimeError("ffmpeg failed for " + path)
     if portrait:
-        # ffmpeg 5.1 writes the rotation only when remuxing (stream copy).
-        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", tmp, "-c", "copy", "-metadata:s:v:0", "rotate=90", path + ".rot.mp4"], check=True)
+        # ffmpeg 5.1 writes the rotation only when remuxing (stream copy). Its "rotate" tag is
+        # counter-clockwise: rotate=270 writes the display matrix that turns the frames 90°
+        # clockwise (ffprobe: rotation=-90), the one that shows counter-clockwise frames upright.
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", tmp, "-c", "copy", "-metadata:s:v:0", "rotate=270", path + ".rot.mp4"], check=True)
         os.replace(path + ".rot.mp4", tmp)
     os.replace(tmp, path)
 

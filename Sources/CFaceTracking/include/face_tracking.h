@@ -32,8 +32,22 @@ typedef enum ft_status {
     FT_ERR_ARGUMENT = 5,       /**< a bad argument (size, format, null) */
     FT_ERR_MODEL = 6,          /**< the landmark model could not be loaded */
     FT_ERR_ENCODE = 7,         /**< encoding or writing an output failed */
-    FT_ERR_INTERNAL = 8        /**< an unexpected exception inside OpenCV or dlib */
+    FT_ERR_INTERNAL = 8,       /**< an unexpected exception inside OpenCV or dlib */
+    FT_ERR_LIMIT = 9           /**< the input exceeds a resource limit (see ft_limits) */
 } ft_status;
+
+/**
+ * Resource limits applied to every image and video before its pixels are decoded (fixed for
+ * the process; OpenCV reads them once). A 4K phone video is 8.3 megapixels a frame, an 8K one
+ * 33.2, a 48-megapixel phone photo 48.
+ */
+typedef struct ft_limits {
+    int64_t max_frame_pixels;   /**< largest frame or image, width x height pixels (50,000,000) */
+    int max_frame_side;         /**< largest width or height, pixels (16384) */
+} ft_limits;
+
+/** The limits in force. */
+ft_limits ft_limits_get(void);
 
 /** A human-readable message filled in when a call fails. */
 typedef struct ft_error {
@@ -51,7 +65,9 @@ typedef enum ft_pixel_format {
     FT_PIXELS_RGB = 1,
     FT_PIXELS_GRAY = 2,
     FT_PIXELS_BGRA = 3,
-    FT_PIXELS_RGBA = 4
+    FT_PIXELS_RGBA = 4,
+    FT_PIXELS_NV12 = 5,  /**< Y plane (rows `stride` bytes apart), then interleaved U/V at half height; even sizes */
+    FT_PIXELS_I420 = 6   /**< Y plane, then U and V planes at half width and height, tightly packed (stride = width); even sizes */
 } ft_pixel_format;
 
 /** A new empty image; fill it with one of the calls below. Never NULL unless out of memory. */
@@ -59,6 +75,11 @@ ft_image *ft_image_new(void);
 void ft_image_free(ft_image *image);
 int ft_image_width(const ft_image *image);
 int ft_image_height(const ft_image *image);
+/**
+ * The image's BGR bytes, borrowed: valid until the image is next changed or freed. `stride`
+ * receives the bytes between rows. NULL for an empty image.
+ */
+const uint8_t *ft_image_bytes(const ft_image *image, size_t *stride);
 /** Deep copy of `source` into `destination`. */
 ft_status ft_image_copy(const ft_image *source, ft_image *destination, ft_error *error);
 /** A solid image of the given size and colour (0..255 per channel). */
@@ -83,6 +104,8 @@ void ft_buffer_free(ft_buffer *buffer);
 ft_status ft_image_encode_jpeg(const ft_image *image, int quality, ft_buffer *out, ft_error *error);
 /** PNG-encodes the image into a new buffer (cv::imencode). */
 ft_status ft_image_encode_png(const ft_image *image, ft_buffer *out, ft_error *error);
+/** Turns the image clockwise by 0, 90, 180 or 270 degrees in place (cv::rotate). */
+ft_status ft_image_rotate(ft_image *image, int clockwise_degrees, ft_error *error);
 /** Mirrors the image left-right in place (cv::flip). */
 ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error);
 /** Resizes in place by a factor (area interpolation when shrinking). */
@@ -112,18 +135,31 @@ typedef struct ft_video ft_video;
 typedef struct ft_video_info {
     int width;                 /**< upright frame width in pixels (after rotation) */
     int height;                /**< upright frame height in pixels (after rotation) */
-    double fps;                /**< nominal frame rate (frames per second); 0 if unknown */
+    double fps;                /**< average frame rate the container declares (frames per second); 0 if unknown */
     int64_t frame_count;       /**< frames the container claims; may be wrong for truncated files */
-    int rotation_degrees;      /**< rotation metadata applied to make frames upright (0, 90, 180, 270) */
-    double duration_seconds;   /**< frame_count / fps, 0 if unknown */
+    int rotation_degrees;      /**< clockwise rotation applied to make frames upright (0, 90, 180, 270; any angle
+                                    for an unusual display matrix), as FFmpeg's player applies it */
+    int mirrored;              /**< 1 when the display matrix also mirrors the picture (undone, as FFmpeg does) */
+    double duration_seconds;   /**< declared duration, seconds; 0 if unknown */
+    int stored_width;          /**< coded width before the display matrix, pixels */
+    int stored_height;         /**< coded height before the display matrix, pixels */
 } ft_video_info;
 
-/** Opens a video file with OpenCV's FFmpeg backend, with the stream's rotation metadata applied. */
+/**
+ * Opens a video file: the container is probed with libavformat (video stream, size against
+ * ft_limits, display matrix, timestamps), then decoded with OpenCV's FFmpeg backend. Frames are
+ * turned upright from the display matrix the way FFmpeg's own player does (OpenCV 4.6 turns
+ * ±90° the wrong way and ignores mirroring, so its auto-rotation is off). FT_ERR_LIMIT for a
+ * frame larger than the limits, FT_ERR_DECODE for a stream whose packets carry no timestamps.
+ */
 ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, ft_error *error);
 /**
  * Decodes the next frame into `frame`; `timestamp_ms` receives its presentation timestamp
  * (CAP_PROP_POS_MSEC) in milliseconds on the stream's clock. Returns FT_END_OF_STREAM when
- * no frame is left (a truncated file simply ends early).
+ * no frame is left (a truncated file simply ends early). OpenCV 4.6 reports 0 for the few
+ * frames it drains from the decoder at the end of a stream; those get the previous timestamp
+ * plus one nominal frame interval, and more than 48 such frames in a row are FT_ERR_DECODE
+ * (a stream whose timestamps stop).
  */
 ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, ft_error *error);
 void ft_video_close(ft_video *video);
@@ -150,6 +186,8 @@ typedef struct ft_tracker_config {
     double detection_threshold;  /**< HOG score threshold for a face (0.0 is dlib's default) */
     int verify_interval;         /**< frames between HOG checks of a tracked face (5) */
     int track;                   /**< 1: detect once then track; 0: detect on every frame */
+    double search_coarse_interval_ms; /**< without a face, media time between searches for large faces (100) */
+    double search_fine_interval_ms;   /**< without a face, media time between full searches down to min_face_fraction (300) */
 } ft_tracker_config;
 
 /** The defaults documented on each field. */
@@ -181,7 +219,8 @@ typedef struct ft_observation {
     double box_x, box_y, box_w, box_h; /**< primary face box, pixels (detector convention) */
     double center_x, center_y;         /**< face anchor (mean of nose bridge and eye corners), normalised */
     double ear_left, ear_right;        /**< eye aspect ratios, the subject's left/right eye */
-    double yaw_degrees;                /**< positive when the subject turns to their own left */
+    double yaw_degrees;                /**< against the camera's axes; positive when the subject turns to their own left */
+    double line_of_sight_yaw_degrees;  /**< against the line of sight from the head's turning point to the camera (see ft_pose) */
     double pitch_degrees;              /**< positive when the subject looks up */
     double roll_degrees;               /**< positive when the head tilts to the subject's own left shoulder... see pose notes */
     double eye_distance_px;            /**< distance between the two eye centres, pixels */
@@ -192,13 +231,59 @@ typedef struct ft_observation {
     double detect_ms, landmarks_ms, pose_ms; /**< time spent in each stage on this frame, milliseconds */
 } ft_observation;
 
+/**
+ * Head pose from the 68 landmarks (solvePnP, SQPnP, of the rigid points against a generic face;
+ * focal length = the frame's longer side in pixels, principal point at the frame's centre).
+ * Two yaws, both positive when the subject turns to their own left:
+ * - `yaw_degrees`: the face's forward axis against the camera's optical axis. It changes when
+ *   the camera rotates or the face's image moves across the frame, with no head rotation.
+ * - `line_of_sight_yaw_degrees`: the face's forward axis against the line from the head's
+ *   turning point (on the midline, 100 mm behind the nose tip) to the camera centre. A camera
+ *   rotating about its centre leaves it unchanged; a head turning about that point changes it
+ *   by the turn.
+ * Pitch (> 0: looking up) and roll (> 0: tilting towards the left shoulder) are against the
+ * camera's axes.
+ */
+typedef struct ft_pose {
+    double yaw_degrees;
+    double line_of_sight_yaw_degrees;
+    double pitch_degrees;
+    double roll_degrees;
+    double error_px;                   /**< RMS reprojection error of the fit, pixels */
+} ft_pose;
+
+/**
+ * The head pose of one face from its 68 landmarks (`landmarks`: x0,y0,x1,y1,... pixels) in a
+ * frame of `width` x `height` pixels. FT_ERR_ARGUMENT for a null pointer, a non-positive size
+ * or non-finite landmarks; FT_ERR_DECODE when no pose fits (the face would lie behind the camera).
+ */
+ft_status ft_estimate_pose(const double *landmarks, int width, int height, ft_pose *out, ft_error *error);
+
 /** A tracker for one stream of frames. Not thread-safe; use one per thread/session. */
 ft_status ft_tracker_new(const ft_model *model, const ft_tracker_config *config, ft_tracker **out, ft_error *error);
 void ft_tracker_free(ft_tracker *tracker);
 /** Forgets the tracked face (next frame runs a full detection). */
 void ft_tracker_reset(ft_tracker *tracker);
-/** Finds/tracks the primary face on `frame` and measures it. */
+/** Finds/tracks the primary face on `frame` and measures it (every frame searched: no pacing). */
 ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_observation *out, ft_error *error);
+/**
+ * Same, for a frame at `timestamp_ms` on the stream's clock. While no face is tracked the
+ * searches are paced by media time: the first frame and a frame on which a track is lost get a
+ * full search at once; after a search found nothing, large faces (faces of at least 30% of the
+ * shorter side, the coarse pass) are looked for at most every `search_coarse_interval_ms` and
+ * all faces down to `min_face_fraction` at most every `search_fine_interval_ms`. A frame with no
+ * search due returns no face at almost no cost, so a clip without a face costs about as much as
+ * one with a tracked face, whatever its frame rate.
+ */
+ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
+                                ft_error *error);
+
+/**
+ * Fits the 68 landmarks in a box (x, y, w, h pixels) of `frame` with the shape predictor, with
+ * no tracking or detection; `xy` receives 136 values (x0, y0, x1, y1, ...). For baselines and tools.
+ */
+ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
+                           double *xy, ft_error *error);
 
 /** Runs only the HOG detector on the whole frame at `scale` (upsampling when > 1); boxes in frame pixels. */
 ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,

@@ -13,12 +13,17 @@ public struct AnalyzeOptions: Sendable {
     public var motionPath: String?
     /// Estimate the device rotation from the video's background when there are no motion samples.
     public var estimateRotation = true
-    /// Write `annotated.mp4`.
+    /// Write `annotated.mp4` (kept for passed sessions, like the stills).
     public var annotate = false
+    /// Keep `annotated.mp4` for failed sessions too (a debugging aid; it shows the face).
+    public var annotateFailed = false
     /// Write `timeline.png`.
     public var plot = false
     /// Redo inputs whose report is already complete.
     public var force = false
+    /// Run an input's stages on several threads (decoding ahead, rotation beside tracking): for
+    /// fewer inputs at once than cores. Results do not change.
+    public var parallelStages = false
     public init() {}
 }
 
@@ -55,11 +60,18 @@ public enum AnalysisJob {
             var machine = LivenessMachine(policy: options.policy, seed: options.seed)
             _ = machine.finish(.invalidInput)
             let report = LivenessReport(machine: machine, input: ReportInput(path: input, kind: .video), wallSeconds: 0,
-                                        stills: (nil, nil), warnings: [error.description])
+                                        stills: (nil, nil), warnings: [], error: error.description)
             result.report = report
             if let data = try? report.jsonData() { try? AtomicFile.write([UInt8](data), to: reportPath) }
         }
         return result
+    }
+
+    /// The input path recorded in the report at `path`, if a report is there.
+    static func reportInput(at path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path),
+              let report = try? JSONDecoder().decode(LivenessReport.self, from: data) else { return nil }
+        return report.input.path
     }
 
     /// A finished report at `path` (not one that recorded an invalid input, which a rerun retries).
@@ -76,8 +88,7 @@ public enum AnalysisJob {
         let rotation = try RotationChoice.provider(motionPath: options.motionPath, estimateFromVideo: options.estimateRotation,
                                                    source: source)
         let session = try AnalysisSession(source: source, model: model, policy: options.policy, seed: options.seed,
-                                          stopAtVerdict: true, rotation: rotation)
-        let stills = StillKeeper()
+                                          stopAtVerdict: true, rotation: rotation, parallelStages: options.parallelStages)
         var writer: TraceWriter?
         if let trace = options.tracePath {
             let format: TraceFormat = trace.hasSuffix(".jsonl") ? .jsonl : .csv
@@ -92,7 +103,6 @@ public enum AnalysisJob {
         let outcome: AnalysisOutcome
         do {
             outcome = try session.run { step in
-                stills.take(step.events, frame: step.frame)
                 writer?.write(step.record)
                 try annotator?.add(step)
                 if options.plot {
@@ -105,9 +115,10 @@ public enum AnalysisJob {
         } catch {
             throw InputError(path: input, problem: "\(error)")
         }
-        writer?.finish()
-        annotator?.finish()
+        try writer?.finish()
         let passed = outcome.machine.verdict?.status == .passed
+        try annotator?.finish(keep: passed || options.annotateFailed)
+        let stills = StillKeeper(autoshot: session.processor.autoshot, snapshot: session.processor.snapshot)
         let paths = try stills.release(passed: passed, folder: folder)
         var warnings = outcome.warnings
         if let rotation = rotation as? VideoRotationEstimator, let note = rotation.summary { warnings.append(note) }

@@ -40,6 +40,15 @@ public final class BatchRunner: @unchecked Sendable {
         return results.compactMap { $0 }
     }
 
+    /// The folder of `input` under `directory`: `name`, unless that folder already holds the
+    /// report of another input (an earlier run over `a/clip.mp4` when this one is `b/clip.mp4`),
+    /// then `name-<hash of the input path>`. Deterministic, so a rerun finds its own report.
+    static func folder(for input: String, named name: String, in directory: String) -> String {
+        let plain = directory + "/" + name
+        guard let owner = AnalysisJob.reportInput(at: plain + "/report.json"), owner != input else { return plain }
+        return plain + "-" + String(InputList.fnv1a(input), radix: 16).suffix(8)
+    }
+
     private func work(total: Int, progress: @Sendable (Int, Int, JobResult) -> Void) {
         while true {
             lock.lock()
@@ -52,7 +61,8 @@ public final class BatchRunner: @unchecked Sendable {
             if let trace = options.tracePath, total > 1 {
                 options.tracePath = outputDirectory + "/" + entry.name + "/" + URL(fileURLWithPath: trace).lastPathComponent
             }
-            let result = AnalysisJob.run(input: entry.path, folder: outputDirectory + "/" + entry.name, options: options, model: model)
+            let folder = Self.folder(for: entry.path, named: entry.name, in: outputDirectory)
+            let result = AnalysisJob.run(input: entry.path, folder: folder, options: options, model: model)
             lock.lock()
             results[index] = result
             done += 1

@@ -1,24 +1,47 @@
 import FaceTracking
 import LivenessCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Writes the annotated video of `analyze --annotate`: each frame with its landmarks, face box,
 /// the guide circle (green when the face is inside, amber outside), the HUD text, the phase,
 /// the closure/yaw readings and the events so far.
+///
+/// It shows the face on every frame, so it is treated like the stills: written to a temporary
+/// file created with mode 0600 in the input's folder (mode 0700), and released as
+/// `annotated.mp4` by `finish(keep:)` only when the caller keeps it (a passed session, or
+/// `--annotate-failed`); otherwise removed.
 final class FrameAnnotator {
     private let writer: VideoWriter
     private let policy: LivenessPolicy
     private let canvas = Image()
     private var notes: [String] = []
+    private let temporary: String
+    /// Where the video is released.
+    let path: String
 
     init(path: String, framesPerSecond: Double, width: Int, height: Int, policy: LivenessPolicy) throws(InputError) {
+        self.path = path
+        // OpenCV picks the container from the extension; the file exists with mode 0600 before
+        // FFmpeg opens it (it keeps the mode of an existing file).
+        temporary = path + ".tmp-\(getpid()).mp4"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw InputError(path: path, problem: "cannot write: \(String(cString: strerror(errno)))") }
+        fchmod(fd, 0o600)
+        close(fd)
         do {
-            writer = try VideoWriter(path: path, framesPerSecond: framesPerSecond > 0 ? framesPerSecond : 25,
+            writer = try VideoWriter(path: temporary, framesPerSecond: framesPerSecond > 0 ? framesPerSecond : 25,
                                      width: width, height: height)
         } catch {
+            unlink(temporary)
             throw InputError(path: path, error)
         }
         self.policy = policy
     }
+
+    deinit { unlink(temporary) }
 
     func add(_ step: AnalysisStep) throws(InputError) {
         step.frame.copy(into: canvas)
@@ -66,7 +89,19 @@ final class FrameAnnotator {
         }
     }
 
-    func finish() { writer.close() }
+    /// Closes the video; renames it to `path` when `keep`, otherwise removes it (and any
+    /// `annotated.mp4` an earlier run left, which would no longer match the report).
+    func finish(keep: Bool) throws(InputError) {
+        writer.close()
+        if keep {
+            guard rename(temporary, path) == 0 else {
+                throw InputError(path: path, problem: "cannot write: \(String(cString: strerror(errno)))")
+            }
+        } else {
+            unlink(temporary)
+            unlink(path)
+        }
+    }
 
     static func time(_ micros: Int64) -> String { fixed(Double(micros) / 1e6, 2) + " s" }
 

@@ -8,6 +8,8 @@ public struct InputList: Sendable {
 
     /// Inputs in order, each with its output folder name (unique within the batch).
     public var entries: [(path: String, name: String)]
+    /// Directories given that hold no video or image file (each is an error of its own).
+    public private(set) var emptyDirectories: [String] = []
 
     /// Expands `arguments`: a directory contributes its video and image files (recursively,
     /// sorted); anything else is taken as given (a missing file fails later, on its own).
@@ -30,6 +32,7 @@ public struct InputList: Sendable {
                     let stem = (relative as NSString).deletingPathExtension.replacingOccurrences(of: "/", with: "-")
                     entries.append((path, stem))
                 }
+                if entries.isEmpty { emptyDirectories.append(argument) }
                 found += entries.sorted { $0.0 < $1.0 }
             } else {
                 found.append((argument, URL(fileURLWithPath: argument).deletingPathExtension().lastPathComponent))

@@ -1,26 +1,25 @@
 import FaceTracking
 import LivenessCore
 
-/// Keeps copies of the autoshot and snapshot frames while a session runs, and writes them as
-/// JPEGs (permissions 0600: biometric data) only when the verdict releases them (`passed`).
-final class StillKeeper {
-    private(set) var autoshot: Image?
-    private(set) var snapshot: Image?
+#if canImport(Glibc)
+import Glibc
+#endif
 
-    /// Copies the frame of a still event.
-    func take(_ events: [LivenessEvent], frame: Image) {
-        for event in events {
-            switch event {
-            case .autoshot: autoshot = frame.copy()
-            case .snapshot: snapshot = frame.copy()
-            default: break
-            }
-        }
-    }
+/// Writes a session's autoshot and snapshot (kept by its `FrameProcessor`) as JPEGs
+/// (permissions 0600: biometric data) only when the verdict releases them (`passed`).
+struct StillKeeper {
+    var autoshot: Image?
+    var snapshot: Image?
 
     /// Writes the stills into `folder` when `passed`; returns their paths (nil when not written).
+    /// When not passed, removes stills an earlier run of the same input left there: a folder never
+    /// holds stills its report does not release.
     func release(passed: Bool, folder: String, quality: Int = 92) throws(InputError) -> (autoshot: String?, snapshot: String?) {
-        guard passed else { return (nil, nil) }
+        guard passed else {
+            unlink(folder + "/autoshot.jpg")
+            unlink(folder + "/snapshot.jpg")
+            return (nil, nil)
+        }
         func write(_ image: Image?, _ name: String) throws(InputError) -> String? {
             guard let image else { return nil }
             let path = folder + "/" + name

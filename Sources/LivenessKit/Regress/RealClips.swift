@@ -10,6 +10,11 @@ public struct RealClip: Sendable {
     public var blinks: [Double]?
     public var checked: Bool
     public var must: [String: MustValue]
+    /// Blinks labels.json lacks, from the project's annotations (seconds; each checked by eye).
+    public var annotatedBlinks: [Double] = []
+    /// One-eye winks from the project's annotations (seconds): an episode overlapping one is a
+    /// blink by the spec's mean-closure rule, not a false one.
+    public var winks: [ClosedRange<Double>] = []
 
     /// A `must` value: a boolean, a string or a number.
     public enum MustValue: Sendable, CustomStringConvertible {
@@ -51,6 +56,46 @@ public struct RealClip: Sendable {
     }
 }
 
+/// The project's own annotations of the real recordings (`Recordings/real-clip-annotations.json`):
+/// winks and blinks that labels.json lacks, checked frame by frame. Times only, never footage.
+public enum RealClipAnnotations {
+    private struct File: Decodable {
+        struct Clip: Decodable {
+            struct Wink: Decodable { var from: Double; var to: Double }
+            struct Blink: Decodable { var at: Double }
+            var file: String
+            var winks: [Wink]?
+            var blinks: [Blink]?
+        }
+        var clips: [Clip]
+    }
+
+    /// The annotation file of the package at `packageRoot`.
+    public static func path(packageRoot: String) -> String {
+        packageRoot + "/Recordings/real-clip-annotations.json"
+    }
+
+    /// `clips` with the annotations of `path` applied (matched by file name). A missing file
+    /// leaves them unchanged; an unreadable one is an error.
+    public static func apply(_ path: String, to clips: [RealClip]) throws -> [RealClip] {
+        guard let data = FileManager.default.contents(atPath: path) else { return clips }
+        let file: File
+        do {
+            file = try JSONDecoder().decode(File.self, from: data)
+        } catch {
+            throw InputError(path: path, problem: "cannot read the annotations: \(error)")
+        }
+        return clips.map { clip in
+            var c = clip
+            for a in file.clips where a.file == clip.file {
+                c.annotatedBlinks += (a.blinks ?? []).map(\.at)
+                c.winks += (a.winks ?? []).filter { $0.from <= $0.to }.map { $0.from...$0.to }
+            }
+            return c
+        }
+    }
+}
+
 extension RealClip.MustValue: Decodable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
@@ -71,6 +116,15 @@ public struct RealClipResult: Sendable {
     public var labelled: [Double] = []
     public var matchedEpisodes = 0
     public var matchedLabels = 0
+    /// With the project's annotations: blinks added, episodes that match a label, an added
+    /// blink or a wink, and labels plus added blinks that an episode matches.
+    public var annotatedBlinks: [Double] = []
+    public var matchedEpisodesAnnotated = 0
+    public var matchedLabelsAnnotated = 0
+    /// Start times (s) of the episodes that match nothing (with the annotations), and the labelled
+    /// or added blinks that no episode matches.
+    public var falseEpisodes: [Double] = []
+    public var missedBlinks: [Double] = []
     public var checked = false
     public var ok: Bool { mismatches.isEmpty }
 }
@@ -128,8 +182,18 @@ enum RealClipCheck {
             result.episodes = found.map(\.start)
             result.labelled = labels
             result.checked = clip.checked
-            result.matchedEpisodes = found.filter { e in labels.contains { $0 >= e.start - tolerance && $0 <= e.end + tolerance } }.count
-            result.matchedLabels = labels.filter { l in found.contains { l >= $0.start - tolerance && l <= $0.end + tolerance } }.count
+            func near(_ l: Double, _ e: (start: Double, end: Double)) -> Bool { l >= e.start - tolerance && l <= e.end + tolerance }
+            result.matchedEpisodes = found.filter { e in labels.contains { near($0, e) } }.count
+            result.matchedLabels = labels.filter { l in found.contains { near(l, $0) } }.count
+            let all = labels + clip.annotatedBlinks
+            result.annotatedBlinks = clip.annotatedBlinks
+            let good = found.map { e in
+                all.contains { near($0, e) } || clip.winks.contains { $0.lowerBound <= e.end + tolerance && $0.upperBound >= e.start - tolerance }
+            }
+            result.matchedEpisodesAnnotated = good.filter { $0 }.count
+            result.falseEpisodes = zip(found, good).filter { !$0.1 }.map(\.0.start)
+            result.missedBlinks = all.filter { l in !found.contains { near(l, $0) } }
+            result.matchedLabelsAnnotated = all.count - result.missedBlinks.count
         }
         return result
     }

@@ -33,13 +33,16 @@ public struct CaseExpectation: Codable, Sendable {
     /// Least and greatest fraction of frames with a tracked face.
     public var faceFoundMin: Double?
     public var faceFoundMax: Double?
-    /// Largest mean |measured − true| yaw in degrees, measured yaw taken relative to its median
-    /// over the first 0.5 s (the truth starts frontal).
+    /// Largest mean |measured − true| yaw in degrees, each taken relative to its median over the
+    /// first 0.5 s: the camera-axis yaw against the truth's `yawCamera`, and the line-of-sight
+    /// yaw against the truth's `yaw`; both must hold.
     public var yawMaxMeanAbsErrorDegrees: Double?
     /// When present, the video rotation estimate is checked against the true camera speed.
     public var rotationTolerance: RotationTolerance?
     /// Rotation sources to run the case with: `video` (estimated from the background, the
-    /// default) and/or `sensor` (the case's motion.csv). Each must give the expected outcome.
+    /// default), `sensor` (the case's motion.csv) and/or `none` (no estimate: every frame's
+    /// rotation is unknown and credited, so the yaw alone decides the turn). Each must give the
+    /// expected outcome.
     public var sources: [String]?
     /// A known engine problem this case shows (reported, never silently accepted).
     public var knownIssue: String?
@@ -50,10 +53,12 @@ public struct CaseExpectation: Codable, Sendable {
 public struct CaseTruth: Codable, Sendable {
     public struct Frame: Codable, Sendable {
         public var t: Double
-        /// The head's yaw in the world, degrees (positive: the subject's left).
+        /// The head's turn about its neck, degrees (positive: the subject's left): its yaw
+        /// against the line of sight from the head to the camera, which camera rotation and
+        /// the face's position in the frame leave unchanged. What the line-of-sight yaw should give.
         public var yaw: Double
-        /// The head's yaw against the camera's axes (the head's yaw plus the angle of the ray
-        /// to the face): what a camera-relative measurement should give. Nil without a face.
+        /// The head's yaw against the camera's axes (`yaw` minus the angle of the ray to the
+        /// face): what a camera-axis measurement should give. Nil without a face.
         public var yawCamera: Double?
         public var closure: Double
         public var cameraDegPerSec: Double

@@ -6,6 +6,7 @@ import LivenessCore
 /// * `frame` → `frameIndex`; `seconds` → `timestampMicroseconds = Int64((seconds × 10⁶).rounded())`.
 /// * A face only when `face` is 1: centre from `face_center_x/y`, eyes
 ///   `.aspectRatio(left: ear_left, right: ear_right)`, raw (unfiltered) yaw from `yaw_degrees`,
+///   the line-of-sight yaw from `line_of_sight_yaw_degrees` when present (older traces lack it),
 ///   `pitch_degrees`, `roll_degrees`, `eye_distance_px` and the box `box_x/y/w/h` when present.
 /// * `faces` → `faceCount` (default 1 with a face, else 0).
 /// * `device_rotation_dps` (°/s) with `rotation_source`; both absent → unknown.
@@ -32,6 +33,7 @@ enum EngineRecordDecoding {
                 eyes: .aspectRatio(left: try f.requiredNumber("ear_left", in: .eyeAspectRatio),
                                    right: try f.requiredNumber("ear_right", in: .eyeAspectRatio)),
                 yawDegrees: try f.requiredNumber("yaw_degrees", in: .angle),
+                lineOfSightYawDegrees: try f.number("line_of_sight_yaw_degrees", in: .angle),
                 pitchDegrees: try f.number("pitch_degrees", in: .angle), rollDegrees: try f.number("roll_degrees", in: .angle),
                 box: try box(f), eyeDistancePixels: try f.number("eye_distance_px", in: .pixelLength))
         }

@@ -37,6 +37,9 @@ public struct LivenessReport: Sendable, Equatable, Codable {
     public var timing: Timing
     /// Problems worth knowing that did not stop the analysis, one sentence each.
     public var warnings: [String]
+    /// The problem that made the input unusable (verdict `invalidInput`): the file and what is
+    /// wrong with it, in the engine's words; `nil` (JSON `null`) otherwise.
+    public var error: String?
     /// The security thresholds of `policy` set weaker than the spec (or, for the signal
     /// conditioning, than the measured defaults), by key in the order of
     /// `LivenessPolicy.bounds`; empty for a policy at least as strict. A front end accepts such
@@ -48,7 +51,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
     public struct Engine: Sendable, Equatable, Codable {
         /// Always `liveness`.
         public var name: String
-        /// `LivenessCLI.version`.
+        /// `LivenessEngine.version`.
         public var version: String
     }
 
@@ -195,6 +198,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case schema, engine, input, policy, seed, challenge, verdict, actions, autoshot, snapshot, frames, timing, warnings
+        case error
     }
 
     /// Keys added to `liveness-report/1` after its first version: written, not needed to decode
@@ -219,6 +223,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         try c.encode(frames, forKey: .frames)
         try c.encode(timing, forKey: .timing)
         try c.encode(warnings, forKey: .warnings)
+        try c.encodeOrNull(error, forKey: .error)
         var added = encoder.container(keyedBy: AddedKeys.self)
         try added.encode(policyWeakerThanSpec, forKey: .policyWeakerThanSpec)
     }

@@ -17,9 +17,10 @@ extension LivenessReport {
     ///   - warnings: problems worth reporting, one sentence each.
     ///   - ignoredAfterVerdict: frames the front end read after the verdict without feeding them to
     ///     the machine (replay); added to the machine's own count.
+    ///   - error: the problem that made the input unusable (with an `invalidInput` verdict).
     public init(machine: LivenessMachine, input: ReportInput, wallSeconds: Double,
                 stills: (autoshot: String?, snapshot: String?), warnings: [String],
-                ignoredAfterVerdict: Int = 0) {
+                ignoredAfterVerdict: Int = 0, error: String? = nil) {
         var m = machine
         if m.verdict == nil { _ = m.finish(.inputEnded) }
         let verdict = m.verdict!
@@ -28,7 +29,7 @@ extension LivenessReport {
         func seconds(_ micros: Int64) -> Double { Double(micros) / 1e6 }
 
         schema = Self.schemaIdentifier
-        engine = Engine(name: "liveness", version: LivenessCLI.version)
+        engine = Engine(name: "liveness", version: LivenessEngine.version)
         self.input = input
         policy = e.policy
         seed = e.seed
@@ -56,6 +57,7 @@ extension LivenessReport {
         timing = Timing(wallSeconds: q(wallSeconds),
                         framesPerSecond: wallSeconds > 0 ? q(Double(e.framesRead) / wallSeconds) : nil)
         self.warnings = warnings
+        self.error = error
     }
 
     /// The report as pretty-printed JSON with sorted keys and unescaped slashes, ending in a newline.

@@ -12,6 +12,8 @@ public struct ReportInput: Sendable, Equatable, Codable {
         case image
         /// A face-tracking trace (`liveness replay`): no pixels, no stills.
         case trace
+        /// Frames pushed by a camera client (`StreamSession`, `liveness serve`).
+        case stream
     }
 
     /// The input file's path as given on the command line.
@@ -31,13 +33,18 @@ public struct ReportInput: Sendable, Equatable, Codable {
     /// Duration in seconds: the container's for a video; for a trace the last frame's timestamp
     /// minus the first's; `nil` when unknown.
     public var durationSeconds: Double?
-    /// Rotation metadata applied to make a video's frames upright (0, 90, 180 or 270 degrees);
-    /// `nil` for images and traces.
+    /// Clockwise rotation applied to make a video's frames upright, from the stream's display
+    /// matrix as FFmpeg's player applies it (0, 90, 180 or 270 degrees; any angle in 0…359 for an
+    /// unusual matrix); `nil` for images and traces.
     public var rotationDegrees: Int?
+    /// True when the video's display matrix also mirrors the picture (undone before analysis);
+    /// `nil` for images and traces.
+    public var mirrored: Bool?
 
     /// Creates an input description; every measured field defaults to unknown.
     public init(path: String, kind: Kind, width: Int? = nil, height: Int? = nil, fps: Double? = nil,
-                frames: Int? = nil, durationSeconds: Double? = nil, rotationDegrees: Int? = nil) {
+                frames: Int? = nil, durationSeconds: Double? = nil, rotationDegrees: Int? = nil,
+                mirrored: Bool? = nil) {
         self.path = path
         self.kind = kind
         self.width = width
@@ -46,6 +53,7 @@ public struct ReportInput: Sendable, Equatable, Codable {
         self.frames = frames
         self.durationSeconds = durationSeconds
         self.rotationDegrees = rotationDegrees
+        self.mirrored = mirrored
     }
 
     /// The description of a decoded video or image.
@@ -62,7 +70,7 @@ public struct ReportInput: Sendable, Equatable, Codable {
                       fps: info.flatMap { $0.framesPerSecond > 0 ? $0.framesPerSecond : nil },
                       frames: info.flatMap { $0.frameCount > 0 ? $0.frameCount : nil } ?? framesDecoded,
                       durationSeconds: info.flatMap { $0.durationSeconds > 0 ? $0.durationSeconds : nil },
-                      rotationDegrees: info?.rotationDegrees)
+                      rotationDegrees: info?.rotationDegrees, mirrored: info?.mirrored)
         case .image:
             self.init(path: source.path, kind: .image, width: source.width, height: source.height,
                       frames: framesDecoded)
@@ -70,7 +78,7 @@ public struct ReportInput: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case path, kind, width, height, fps, frames, durationSeconds, rotationDegrees
+        case path, kind, width, height, fps, frames, durationSeconds, rotationDegrees, mirrored
     }
 
     /// Encodes every key; unknown values are written as `null`, never left out.
@@ -84,6 +92,7 @@ public struct ReportInput: Sendable, Equatable, Codable {
         try c.encodeOrNull(frames, forKey: .frames)
         try c.encodeOrNull(durationSeconds, forKey: .durationSeconds)
         try c.encodeOrNull(rotationDegrees, forKey: .rotationDegrees)
+        try c.encodeOrNull(mirrored, forKey: .mirrored)
     }
 }
 

@@ -97,6 +97,6 @@ public final class VideoRotationEstimator: RotationProvider {
     public var summary: String? {
         let total = framesEstimated + framesUnknown
         guard total > 0, framesUnknown * 2 > total else { return nil }
-        return "device rotation could not be estimated from the background on \(framesUnknown) of \(total) frames (too little texture); those frames were credited"
+        return "device rotation could not be estimated from the background on \(framesUnknown) of \(total) frames (too little background texture, or the face fills the frame): rotation is unknown there, and such frames may count towards the actions (frames.rotationUnknown counts those credited)"
     }
 }

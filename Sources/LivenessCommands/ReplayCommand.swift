@@ -1,5 +1,6 @@
 import Foundation
 import LivenessCore
+import LivenessKit
 
 /// `liveness replay`: judges a recorded face-tracking trace with the state machine alone.
 public enum ReplayCommand {
@@ -37,19 +38,20 @@ public enum ReplayCommand {
                                         stills: (nil, nil), warnings: outcome.warnings,
                                         ignoredAfterVerdict: outcome.ignoredAfterVerdict)
             let text = parsed.has("--json") ? try report.jsonString() : report.summary + "\n"
+            // Without --json the warnings are said on standard error (with it, the report holds them).
+            if !parsed.has("--json") { for warning in outcome.warnings { console.error("warning: \(Console.printable(warning))") } }
             if let output = parsed.value("--output") {
                 let sink = try OutputSink(path: output)
                 sink.write(text)
-                sink.flush()
+                try sink.finish()
             } else {
-                if !parsed.has("--json") { for warning in outcome.warnings { console.error("warning: \(warning)") } }
                 console.out(text)
             }
             return report.verdict.status == .passed ? 0 : 1
         } catch let error as UsageError {
             return console.usageError(error, spec: spec)
         } catch {
-            console.error("error: \(error)")
+            console.error("error: \(Console.printable("\(error)"))")
             return 2
         }
     }

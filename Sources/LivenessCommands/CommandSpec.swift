@@ -1,4 +1,5 @@
 /// A wrong command line: the message says what and the command's usage follows it.
+import LivenessKit
 public struct UsageError: Error, CustomStringConvertible, Sendable {
     public var message: String
     public init(_ message: String) { self.message = message }

@@ -1,5 +1,7 @@
+import Foundation
 import FaceTracking
 import LivenessCore
+import LivenessKit
 
 /// `liveness trace`: one record per frame of a video or image.
 public enum TraceCommand {
@@ -33,7 +35,7 @@ public enum TraceCommand {
             let seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
             let input = parsed.positionals[0]
             let source = try FrameSource(path: input)
-            let sink = try parsed.value("--output").map { path throws(InputError) in try OutputSink(path: path) } ?? .standardOutput()
+            let sink = try parsed.value("--output").map { path throws(InputError) in try OutputSink(path: path) } ?? console.standardOutputSink()
             let writer = TraceWriter(sink: sink, format: format, landmarks: parsed.has("--landmarks"))
             let model = try LandmarkModel.load()
             var tracking = TrackerConfiguration()
@@ -43,15 +45,16 @@ public enum TraceCommand {
                                               rotation: try RotationChoice.provider(
                                                   motionPath: parsed.value("--motion"),
                                                   estimateFromVideo: !parsed.has("--no-video-rotation"), source: source),
-                                              tracking: tracking)
+                                              tracking: tracking,
+                                              parallelStages: ProcessInfo.processInfo.activeProcessorCount > 1)
             let outcome = try session.run { step in writer.write(step.record) }
-            writer.finish()
-            for warning in outcome.warnings { console.error("warning: \(warning)") }
+            try writer.finish()
+            for warning in outcome.warnings { console.error("warning: \(Console.printable(warning))") }
             return 0
         } catch let error as UsageError {
             return console.usageError(error, spec: spec)
         } catch {
-            console.error("error: \(error)")
+            console.error("error: \(Console.printable("\(error)"))")
             return 2
         }
     }

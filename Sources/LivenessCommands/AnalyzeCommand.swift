@@ -1,13 +1,14 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessKit
 
 /// `liveness analyze`: the main job. A verdict with stills for each recorded selfie video.
 public enum AnalyzeCommand {
     public static let spec = CommandSpec(
         name: "analyze",
         overview: "Judge recorded selfie videos: blink and head-turn challenge, autoshot and snapshot, a report per input.",
-        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--allow-weaker-policy] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--plot] [--force] [--shard <i/n>]",
+        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--allow-weaker-policy] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--annotate-failed] [--plot] [--force] [--shard <i/n>]",
         arguments: [("<input>...", "Videos or images, or directories of them.")],
         options: [
             .option("--output", "DIR", "Where the per-input folders go (default: liveness-out)."),
@@ -19,7 +20,8 @@ public enum AnalyzeCommand {
             .option("--motion", "FILE", "Device-motion samples recorded with the video (one input only)."),
             .flag("--no-video-rotation", "Do not estimate device rotation from the background."),
             .option("--jobs", "N", "Inputs analysed in parallel (default: the number of cores)."),
-            .flag("--annotate", "Write annotated.mp4: landmarks, guide circle, HUD, phase and events on each frame."),
+            .flag("--annotate", "Write annotated.mp4 (landmarks, guide circle, HUD, phase, events) for passed sessions."),
+            .flag("--annotate-failed", "With --annotate, keep annotated.mp4 of failed sessions too (it shows the face)."),
             .flag("--plot", "Write timeline.png: eye closure and relative yaw with thresholds and events."),
             .flag("--force", "Analyse again inputs whose report is already complete."),
             .option("--shard", "I/N", "Take only shard I of N of the inputs (0 <= I < N), deterministically."),
@@ -40,7 +42,8 @@ public enum AnalyzeCommand {
             options.tracePath = parsed.value("--trace")
             options.motionPath = parsed.value("--motion")
             options.estimateRotation = !parsed.has("--no-video-rotation")
-            options.annotate = parsed.has("--annotate")
+            options.annotate = parsed.has("--annotate") || parsed.has("--annotate-failed")
+            options.annotateFailed = parsed.has("--annotate-failed")
             options.plot = parsed.has("--plot")
             options.force = parsed.has("--force")
             jobs = try parsed.integer("--jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
@@ -68,35 +71,54 @@ public enum AnalyzeCommand {
             return 2
         }
         let output = parsed.value("--output") ?? "liveness-out"
+        if output.isEmpty { return console.usageError(UsageError("--output needs a folder name, not an empty string"), spec: spec) }
         let json = parsed.has("--json")
+        for directory in inputs.emptyDirectories {
+            console.error("error: \(Console.printable(directory)): no video or image files in this folder (\(InputList.extensions.sorted().joined(separator: ", ")))")
+        }
         let showProgress = console.isTerminal && inputs.entries.count > 1
+        // Fewer inputs at once than cores: each input's stages run on several threads.
+        options.parallelStages = min(jobs, inputs.entries.count) < ProcessInfo.processInfo.activeProcessorCount
         let runner = BatchRunner(inputs: inputs, outputDirectory: output, options: options, model: model)
         let results = runner.run(jobs: jobs) { done, total, result in
             if showProgress { console.status("\r\u{1B}[K") }
-            console.out(json ? jsonLine(result) : humanLine(result))
+            // Standard output holds results only (one JSON line per input with --json, which for
+            // a failed input is its invalidInput report, carrying the error); each problem is
+            // said once, on standard error.
+            if let error = result.error { console.error("error: \(Console.printable(error.description))") }
+            if json {
+                console.out(jsonLine(result))
+            } else if result.error == nil {
+                console.out(humanLine(result))
+            }
             if showProgress { console.status(progressBar(done, total)) }
         }
         if showProgress { console.status("\r\u{1B}[K") }
-        if results.contains(where: { $0.error != nil }) { return 2 }
+        if results.contains(where: { $0.error != nil }) || !inputs.emptyDirectories.isEmpty { return 2 }
         return results.allSatisfy({ $0.report?.verdict.status == .passed }) ? 0 : 1
     }
 
     static func humanLine(_ result: JobResult) -> String {
-        if let error = result.error { return "error: \(error)" }
-        guard let report = result.report else { return "\(result.input): no report" }
-        var line = "\(result.input): \(report.summary)"
+        let input = Console.printable(result.input)
+        guard let report = result.report else { return "\(input): no report" }
+        var line = "\(input): \(report.summary)"
         if result.skipped { line += " [report already complete; --force to redo]" }
         let stills = [report.autoshot?.path, report.snapshot?.path].compactMap { $0 }
-        line += stills.isEmpty ? " -> \(result.folder)/report.json" : " -> \(result.folder)/ (report.json, autoshot.jpg, snapshot.jpg)"
+        let folder = Console.printable(result.folder)
+        line += stills.isEmpty ? " -> \(folder)/report.json" : " -> \(folder)/ (report.json, autoshot.jpg, snapshot.jpg)"
         return line
     }
 
     static func jsonLine(_ result: JobResult) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let report = result.report, let data = try? encoder.encode(report) else {
-            return "{\"input\":\"\(result.input)\",\"error\":\"no report\"}"
+        if let report = result.report, let data = try? encoder.encode(report) {
+            return String(decoding: data, as: UTF8.self)
         }
+        // No report could be encoded: still one valid JSON line naming the input and the problem.
+        struct Fallback: Encodable { var input: String; var error: String }
+        let fallback = Fallback(input: result.input, error: result.error?.description ?? "no report could be encoded")
+        let data = (try? encoder.encode(fallback)) ?? Data("{\"error\":\"no report\"}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -1,5 +1,6 @@
 import FaceTracking
 import Foundation
+import LivenessKit
 
 /// `liveness regress`: the regression suite over the generated cases and the labelled real clips.
 public enum RegressCommand {
@@ -31,6 +32,13 @@ public enum RegressCommand {
         let directories = parsed.positionals.isEmpty ? [cwd + "/Recordings/cases"] : parsed.positionals
         for d in directories where !FileManager.default.fileExists(atPath: d) {
             return console.usageError(UsageError("no case folder at \(d) (run from the package root or name the folder)"), spec: spec)
+        }
+        for d in directories {
+            let cases = (try? FileManager.default.contentsOfDirectory(atPath: d)) ?? []
+            if !cases.contains(where: { FileManager.default.fileExists(atPath: d + "/" + $0 + "/expected.json") }) {
+                console.error("error: \(Console.printable(d)): no regression cases here (folders with recipe.json and expected.json)")
+                return 2
+            }
         }
         let real: String? = parsed.has("--no-real") ? nil
             : parsed.value("--recordings") ?? RegressSuite.defaultRealDirectory(packageRoot: RegressSuite.root(of: directories[0]))

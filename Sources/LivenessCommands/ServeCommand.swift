@@ -1,0 +1,75 @@
+import Dispatch
+import FaceTracking
+import Foundation
+import LivenessKit
+import LivenessService
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `liveness serve`: the streaming service for camera clients and relying parties.
+public enum ServeCommand {
+    public static let spec = CommandSpec(
+        name: "serve",
+        overview: "Serve the streaming API: sessions, a WebSocket frame stream, results, uploads (docs/stream-protocol.md).",
+        usage: "[--host <addr>] [--port <n>] [--token-file <file>] [--tls-cert <file> --tls-key <file>] [--max-sessions <n>] [--workers <n>] [--policy <file>] [--allow-weaker-policy] [--demo]",
+        arguments: [],
+        options: [
+            .option("--host", "ADDR", "Address to bind (default 127.0.0.1; any other needs --token-file)."),
+            .option("--port", "N", "TCP port (default 8080; 0 picks a free one, printed at start)."),
+            .option("--token-file", "FILE", "The API token relying parties present (Authorization: Bearer), first line of FILE."),
+            .option("--tls-cert", "FILE", "PEM certificate: serve HTTPS and WSS (with --tls-key)."),
+            .option("--tls-key", "FILE", "PEM private key of the certificate."),
+            .option("--max-sessions", "N", "Sessions created or streaming at once (default 16)."),
+            .option("--workers", "N", "Frame worker threads (default: the number of cores)."),
+            .option("--policy", "FILE", "The policy sessions are judged with (JSON; absent keys keep the defaults)."),
+            .flag("--allow-weaker-policy", "Accept a policy weaker than the spec on a security threshold (marked in the report)."),
+            .flag("--demo", "Let the hosted page create its own sessions (loopback only)."),
+        ],
+        positionalCount: 0...0)
+
+    public static func run(_ arguments: [String], console: Console) -> Int32 {
+        let begun = spec.begin(arguments, console: console)
+        guard let parsed = begun.parsed else { return begun.exitCode }
+        var configuration = ServiceConfiguration()
+        do {
+            configuration.host = parsed.value("--host") ?? configuration.host
+            configuration.port = try parsed.integer("--port", in: 0...65535) ?? configuration.port
+            configuration.workers = try parsed.integer("--workers", in: 1...256) ?? configuration.workers
+            configuration.limits.maxSessions = try parsed.integer("--max-sessions", in: 1...10_000) ?? configuration.limits.maxSessions
+            configuration.tlsCertificatePath = parsed.value("--tls-cert")
+            configuration.tlsKeyPath = parsed.value("--tls-key")
+            configuration.demo = parsed.has("--demo")
+            configuration.policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
+            if let file = parsed.value("--token-file") { configuration.apiToken = try ServiceConfiguration.readToken(path: file) }
+        } catch let error as UsageError {
+            return console.usageError(error, spec: spec)
+        } catch {
+            console.error("error: \(error)")
+            return 2
+        }
+        let server: LivenessServer
+        do {
+            server = try LivenessServer(configuration: configuration, model: try LandmarkModel.load())
+            try server.start()
+        } catch {
+            console.error("error: \(error)")
+            return 2
+        }
+        console.out("liveness serve: listening on \(server.url) (\(configuration.workers) workers, up to \(configuration.limits.maxSessions) sessions\(configuration.apiToken == nil ? ", no API token: loopback only" : ""))")
+        // SIGINT and SIGTERM stop the service cleanly (open streams end cancelled).
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { server.stopAsync() }
+            source.resume()
+            return source
+        }
+        server.wait()
+        withExtendedLifetime(sources) {}
+        console.error("liveness serve: stopped")
+        return 0
+    }
+}

@@ -1,0 +1,100 @@
+import FaceTracking
+import Foundation
+import LivenessKit
+import LivenessService
+
+/// `liveness stream`: pushes a recording to `liveness serve` as a camera would and prints what
+/// comes back — the reference client for integrators.
+public enum StreamCommand {
+    public static let spec = CommandSpec(
+        name: "stream",
+        overview: "Stream a recording to 'liveness serve' as a camera client would, and print the events.",
+        usage: "<url> <video> [--realtime] [--fps <n>] [--format bgr|jpeg] [--token-file <file>] [--ca-file <file>] [--insecure] [--json]",
+        arguments: [("<url>", "The service, e.g. http://127.0.0.1:8080 (https:// for TLS)."),
+                    ("<video>", "A recording (or image) whose frames are sent in order with their timestamps.")],
+        options: [
+            .flag("--realtime", "Send frames at the recording's pace (as a camera would); default: as fast as the server acknowledges them."),
+            .option("--fps", "N", "Send at most N frames per second of the recording (the others are skipped)."),
+            .option("--format", "FORMAT", "bgr (raw pixels, default: the server sees exactly the decoded frames) or jpeg."),
+            .option("--token-file", "FILE", "The service's API token, to create the session and read its report."),
+            .option("--ca-file", "FILE", "PEM certificates to trust for https:// (the service's own when self-signed)."),
+            .flag("--insecure", "Accept any TLS certificate (testing only)."),
+            .flag("--json", "Print the server's messages as they are (JSON lines) and the report."),
+        ],
+        positionalCount: 2...2)
+
+    public static func run(_ arguments: [String], console: Console) -> Int32 {
+        let begun = spec.begin(arguments, console: console)
+        guard let parsed = begun.parsed else { return begun.exitCode }
+        do {
+            let address = try ServiceAddress(url: parsed.positionals[0])
+            let source = try FrameSource(path: parsed.positionals[1])
+            let jpeg: Bool
+            switch parsed.value("--format") ?? "bgr" {
+            case "bgr": jpeg = false
+            case "jpeg": jpeg = true
+            case let other: throw UsageError("--format must be bgr or jpeg, not '\(other)'")
+            }
+            let maxRate = try parsed.integer("--fps", in: 1...1000).map(Double.init)
+            let tls = ClientTLS(caFile: parsed.value("--ca-file"), insecure: parsed.has("--insecure"))
+            let bearer = try parsed.value("--token-file").map { String(decoding: try ServiceConfiguration.readToken(path: $0), as: UTF8.self) }
+            let realtime = parsed.has("--realtime")
+            let json = parsed.has("--json")
+
+            var streamer = RecordingStreamer(address: address)
+            streamer.tls = tls
+            streamer.bearer = bearer
+            streamer.pacing = realtime ? .realTime : .lockStep
+            streamer.jpeg = jpeg
+            streamer.maxFramesPerSecond = maxRate
+            let outcome = try streamer.run(source) { text in
+                if json {
+                    console.out(text)
+                } else if let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+                          let line = describe(object) {
+                    console.out(line)
+                }
+            }
+            if let body = outcome.report {
+                if json {
+                    console.out(String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                } else if let report = try? JSONDecoder().decode(LivenessReport.self, from: Data(body)) {
+                    console.out("\(Console.printable(parsed.positionals[1])): \(report.summary) (session \(outcome.sessionID))")
+                }
+            }
+            guard let verdict = outcome.verdict else {
+                console.error("error: the stream ended without a verdict")
+                return 2
+            }
+            return verdict["status"] as? String == "passed" ? 0 : 1
+        } catch let error as UsageError {
+            return console.usageError(error, spec: spec)
+        } catch {
+            console.error("error: \(Console.printable("\(error)"))")
+            return 2
+        }
+    }
+
+    /// One line per server message, for people.
+    static func describe(_ m: [String: Any]) -> String? {
+        let seq = (m["seq"] as? NSNumber)?.intValue ?? -1
+        let at = seq >= 0 ? "frame \(seq)" : "start"
+        switch m["type"] as? String {
+        case "session": return "session \(m["id"] as? String ?? "?") (\(m["protocol"] as? String ?? ""))"
+        case "hud":
+            var text = "\(at): \(m["text"] as? String ?? "")"
+            if let done = m["done"] as? NSNumber, let total = m["total"] as? NSNumber { text += " (\(done) of \(total))" }
+            return text
+        case "autoshot": return "\(at): autoshot (\((m["framed"] as? Bool) == true ? "framed" : "fallback"))"
+        case "action": return "\(at): action done (\(m["done"] ?? "?") of \(m["total"] ?? "?"))"
+        case "snapshot": return "\(at): snapshot"
+        case "verdict":
+            let reason = (m["reason"] as? String).map { " (\($0))" } ?? ""
+            return "\(at): verdict \(m["status"] as? String ?? "?")\(reason)"
+        case "flow": return "\(at): flow \(m["state"] as? String ?? "") (\(m["dropped"] ?? 0) dropped)"
+        case "error": return "\(at): error \(m["code"] as? String ?? ""): \(m["message"] as? String ?? "")"
+        case "ack": return nil
+        default: return nil
+        }
+    }
+}

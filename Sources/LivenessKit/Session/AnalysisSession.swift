@@ -1,0 +1,121 @@
+import FaceTracking
+import Foundation
+import LivenessCore
+
+/// What an analysis ended with.
+public struct AnalysisOutcome {
+    /// The machine after the last frame (verdict and evidence).
+    public var machine: LivenessMachine
+    /// Frames decoded (including frames rejected for their timestamps).
+    public var framesDecoded: Int
+    /// Frames rejected because their timestamps did not increase, with the first problem.
+    public var framesRejected: Int
+    public var warnings: [String]
+    /// Wall-clock time of the run, seconds.
+    public var wallSeconds: Double
+}
+
+/// Drives one input file through a `FrameProcessor`, frame by frame: the offline front end of
+/// `trace` and `analyze`. It decodes, enforces the input's resource budget, skips frames whose
+/// timestamps do not increase (with a warning) and ends the session with `inputEnded` when the
+/// file ends before a verdict.
+public final class AnalysisSession {
+    public let source: FrameSource
+    /// The processor every frame goes through (the same as a stream's).
+    public let processor: FrameProcessor
+    /// The machine after the frames processed so far.
+    public var machine: LivenessMachine { processor.machine }
+    private let stopAtVerdict: Bool
+    /// What the input may cost (frame size, frame rate, decoding); see `ResourceLimits`.
+    public let limits: ResourceLimits
+
+    /// - Parameters:
+    ///   - stopAtVerdict: stop decoding at the verdict (analysis); `false` traces every frame.
+    ///   - rotation: where each frame's device angular speed comes from (nil: unknown).
+    ///   - tracking: the tracker's settings; the guide circle is taken from `policy`.
+    ///   - limits: what the input may cost; the decoded-megapixel budget applies when stopping at
+    ///     the verdict (a trace reads whole files, its cost follows their duration).
+    ///   - parallelStages: estimate the device rotation on a second thread while the face is
+    ///     tracked (for one input on a machine with an idle core; the results do not change).
+    public init(source: FrameSource, model: LandmarkModel, policy: LivenessPolicy, seed: UInt64,
+                keepLandmarks: Bool = false, stopAtVerdict: Bool = true, rotation: RotationProvider? = nil,
+                tracking: TrackerConfiguration = .init(), limits: ResourceLimits = .standard,
+                parallelStages: Bool = false) throws(InputError) {
+        self.source = source
+        self.limits = limits
+        do {
+            processor = try FrameProcessor(model: model, policy: policy, seed: seed, rotation: rotation,
+                                           tracking: tracking, keepLandmarks: keepLandmarks)
+        } catch {
+            throw InputError(path: source.path, error)
+        }
+        self.stopAtVerdict = stopAtVerdict
+        processor.overlapRotationWithTracking(parallelStages)
+    }
+
+    /// Decodes and judges frames until the input ends (or the verdict, when stopping there),
+    /// calling `body` for each; then ends the session with `inputEnded` if no verdict came.
+    public func run(_ body: (AnalysisStep) throws -> Void) throws -> AnalysisOutcome {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var decoded = 0
+        var rejected = 0
+        var warnings: [String] = []
+        var previous: Int64?
+        var budget = ResourceBudget(limits: limits, boundDecoding: stopAtVerdict)
+        if let info = source.videoInfo { try budget.admit(path: source.path, declaredFramesPerSecond: info.framesPerSecond) }
+        // Decoding runs ahead on its own thread: frames and timestamps are those of reading the
+        // file in turn.
+        let prefetcher = FramePrefetcher(source: source, depth: 3)
+        defer { prefetcher.stop() }
+        loop: while true {
+            let frame: Image
+            let timestamp: Int64
+            switch prefetcher.next() {
+            case .end:
+                break loop
+            case let .failure(failure):
+                // A stream that breaks after some good frames ends there, like a truncated file.
+                guard decoded > 0 else { throw failure }
+                warnings.append("decoding stopped after \(decoded) frames: \(failure.problem)")
+                break loop
+            case let .frame(image, t):
+                frame = image
+                timestamp = t
+            }
+            defer { prefetcher.recycle(frame) }
+            decoded += 1
+            try budget.count(path: source.path, width: frame.width, height: frame.height, timestamp: timestamp)
+            if let previous, timestamp <= previous {
+                // The spec: a frame whose timestamp does not increase is rejected and does not
+                // advance the session. Count it and say so once.
+                rejected += 1
+                if rejected == 1 {
+                    warnings.append("\(source.path): frame \(decoded - 1) has timestamp \(timestamp) µs, not after \(previous) µs; such frames are skipped")
+                }
+                continue
+            }
+            previous = timestamp
+            let step: AnalysisStep
+            do {
+                step = try processor.process(frame, timestampMicroseconds: timestamp)
+            } catch let error as FaceTrackingError {
+                throw InputError(path: source.path, error)
+            }
+            try body(step)
+            if stopAtVerdict && processor.machine.verdict != nil { break loop }
+        }
+        if processor.machine.verdict == nil { _ = processor.finish(.inputEnded) }
+        return AnalysisOutcome(machine: processor.machine, framesDecoded: decoded, framesRejected: rejected,
+                               warnings: warnings, wallSeconds: (clock.now - start).inSeconds)
+    }
+}
+
+/// Supplies the device angular speed of each frame: from motion samples, or estimated from the
+/// video. Implementations keep whatever state they need between frames.
+public protocol RotationProvider: AnyObject {
+    /// The device rotation over the interval ending at this frame.
+    func rotation(for frame: Image, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation
+    /// Called after the face tracker measured the frame (to mask the face out next time).
+    func didObserve(_ measurement: FrameMeasurement)
+}

@@ -1,0 +1,101 @@
+import FaceTracking
+import Foundation
+
+/// Decodes a `FrameSource` ahead of its consumer on a thread of its own, into a small pool of
+/// frames: while one frame is tracked, the next ones are decoded on the other core. The frames
+/// and their timestamps are exactly those of reading the source in turn; only the time at which
+/// they are decoded changes.
+///
+/// Bounded: at most `depth` decoded frames wait; the decoder sleeps while the pool is empty.
+/// `stop()` (also on deinit) ends the decoder and waits for it, so the source is never read by
+/// two threads.
+final class FramePrefetcher: @unchecked Sendable {
+    /// A decoded frame, or how the input ended.
+    enum Item {
+        case frame(Image, timestamp: Int64)
+        case failure(InputError)
+        case end
+    }
+
+    private let source: FrameSource
+    private let condition = NSCondition()
+    private var free: [Image]
+    private var ready: [Item] = []
+    private var stopping = false
+    private var running = true
+    private var thread: Thread?
+
+    /// Starts decoding `source` ahead, at most `depth` frames.
+    init(source: FrameSource, depth: Int = 3) {
+        self.source = source
+        free = (0..<(max(1, depth) + 1)).map { _ in Image() }
+        let thread = Thread { [self] in decode() }
+        thread.name = "liveness-decode"
+        thread.stackSize = 4 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    private func decode() {
+        while true {
+            condition.lock()
+            while free.isEmpty && !stopping { condition.wait() }
+            if stopping {
+                running = false
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let image = free.removeLast()
+            condition.unlock()
+            let item: Item
+            do {
+                if let t = try source.next(into: image) { item = .frame(image, timestamp: t) } else { item = .end }
+            } catch {
+                item = .failure(error)
+            }
+            condition.lock()
+            if case .frame = item {} else { free.append(image) }
+            ready.append(item)
+            condition.broadcast()
+            let finished: Bool
+            if case .frame = item { finished = false } else { finished = true }
+            if finished {
+                running = false
+                condition.unlock()
+                return
+            }
+            condition.unlock()
+        }
+    }
+
+    /// The next decoded frame (borrowed until `recycle`), the end, or the decoding error.
+    func next() -> Item {
+        condition.lock()
+        defer { condition.unlock() }
+        while ready.isEmpty && running { condition.wait() }
+        guard !ready.isEmpty else { return .end }
+        let item = ready.removeFirst()
+        if case .frame = item {} else { ready.insert(item, at: 0) }  // the end stays the end
+        return item
+    }
+
+    /// Gives a frame back to the pool once the consumer is done with it.
+    func recycle(_ image: Image) {
+        condition.withLock {
+            free.append(image)
+            condition.broadcast()
+        }
+    }
+
+    /// Stops decoding and waits for the decoder thread.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
+    }
+}

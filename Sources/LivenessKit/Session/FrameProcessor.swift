@@ -1,0 +1,150 @@
+import FaceTracking
+import LivenessCore
+
+/// One frame of a session: the decoded frame (borrowed: valid only during the callback or until
+/// the next frame), what was measured, what the machine made of it and the events it caused.
+public struct AnalysisStep {
+    /// The upright BGR frame, borrowed.
+    public var frame: Image
+    /// What the state machine consumed.
+    public var observation: Observation
+    /// The raw measurement (landmarks included).
+    public var measurement: FrameMeasurement
+    /// The machine's judgement of the frame.
+    public var assessment: FrameAssessment
+    /// The events the frame caused (HUD changes, autoshot, actions, snapshot, verdict).
+    public var events: [LivenessEvent]
+    /// The frame's trace record, core-derived columns filled in.
+    public var record: TraceRecord
+}
+
+/// The one way frames become events, for every front end: `analyze` and `trace` (a loop over a
+/// decoded file, `AnalysisSession`) and camera streams (`StreamSession`) push their frames here.
+///
+/// Per frame: the device rotation (motion samples or the video's background), the face tracker,
+/// the measurements quantized to trace precision, the `LivenessMachine`, and the autoshot and
+/// snapshot frames kept as copies when the machine names them. Timestamps are the caller's
+/// (microseconds on any clock) and are made relative to the first frame; they must increase —
+/// the front ends check that before calling, with the policy each needs (a file skips such a
+/// frame with a warning, a stream answers with an error).
+///
+/// One processor per session; not thread-safe. The landmark model is shared read-only by every
+/// processor of the process.
+public final class FrameProcessor {
+    /// The state machine after the frames pushed so far.
+    public private(set) var machine: LivenessMachine
+    /// The autoshot frame, a copy, once the machine has taken it.
+    public private(set) var autoshot: Image?
+    /// The snapshot frame, a copy, once the machine has taken it.
+    public private(set) var snapshot: Image?
+    /// Frames processed.
+    public private(set) var framesProcessed = 0
+    private let observer: FaceObserver
+    private var rotation: RotationProvider?
+    /// When set, each frame's device rotation is estimated on a second thread while the face is
+    /// tracked (same results; for a single input on an otherwise idle core).
+    private var parallel: ParallelTask?
+
+    /// - Parameters:
+    ///   - model: the landmark model (shared by all sessions of the process).
+    ///   - policy: thresholds; the guide circle is passed on to the tracker.
+    ///   - seed: seed of the challenge order.
+    ///   - rotation: where each frame's device angular speed comes from (nil: unknown).
+    ///   - tracking: the tracker's settings (the guide circle is taken from `policy`).
+    ///   - keepLandmarks: keep the 68 landmarks in the trace records.
+    public init(model: LandmarkModel, policy: LivenessPolicy, seed: UInt64, rotation: RotationProvider?,
+                tracking: TrackerConfiguration = .init(), keepLandmarks: Bool = false) throws(FaceTrackingError) {
+        var configuration = tracking
+        configuration.guideCenterX = policy.guideCenterX
+        configuration.guideCenterY = policy.guideCenterY
+        configuration.guideRadius = policy.guideRadius
+        observer = FaceObserver(tracker: try FaceTracker(model: model, configuration: configuration))
+        observer.keepLandmarks = keepLandmarks
+        machine = LivenessMachine(policy: policy, seed: seed)
+        self.rotation = rotation
+    }
+
+    deinit { parallel?.stop() }
+
+    /// Estimates the device rotation beside the tracking, on a second thread (results unchanged).
+    public func overlapRotationWithTracking(_ enabled: Bool) {
+        if enabled && parallel == nil { parallel = ParallelTask() }
+        if !enabled { parallel?.stop(); parallel = nil }
+    }
+
+    /// Replaces the rotation source (a stream that starts sending motion samples).
+    public func setRotation(_ provider: RotationProvider?) { rotation = provider }
+
+    /// Processes one upright BGR frame at `timestampMicroseconds` (which must exceed the previous
+    /// frame's); returns what happened. After the verdict frames are only counted by the machine.
+    public func process(_ frame: Image, timestampMicroseconds timestamp: Int64) throws -> AnalysisStep {
+        var deviceRotation = DeviceRotation.unknown
+        var rotationFailure: InputError?
+        let measurement: FrameMeasurement
+        if let rotation, let parallel {
+            // The estimate uses the previous frame's face box (didObserve), never this frame's
+            // tracking: the two can run at once and give what they give in turn.
+            let box = RotationBox()
+            parallel.start {
+                do throws(InputError) {
+                    box.value = try rotation.rotation(for: frame, timestampMicroseconds: timestamp)
+                } catch {
+                    box.failure = error
+                }
+            }
+            do {
+                measurement = try observer.tracker.process(frame, timestampMilliseconds: Double(timestamp) / 1000)
+            } catch {
+                parallel.wait()
+                throw error
+            }
+            parallel.wait()
+            deviceRotation = box.value
+            rotationFailure = box.failure
+        } else {
+            if let rotation { deviceRotation = try rotation.rotation(for: frame, timestampMicroseconds: timestamp) }
+            measurement = try observer.tracker.process(frame, timestampMilliseconds: Double(timestamp) / 1000)
+        }
+        if let rotationFailure { throw rotationFailure }
+        let result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
+                                          rotation: deviceRotation)
+        rotation?.didObserve(result.measurement)
+        let step = try machine.observe(result.observation)
+        framesProcessed += 1
+        for event in step.events {
+            switch event {
+            case .autoshot: autoshot = frame.copy()
+            case .snapshot: snapshot = frame.copy()
+            default: break
+            }
+        }
+        var record = result.record
+        record.fill(from: step.frame)
+        return AnalysisStep(frame: frame, observation: result.observation, measurement: result.measurement,
+                            assessment: step.frame, events: step.events, record: record)
+    }
+
+    /// Ends the session before a verdict (input ended, stream cancelled, invalid input); returns
+    /// the verdict events, none when a verdict exists.
+    public func finish(_ reason: FailureReason) -> [LivenessEvent] { machine.finish(reason) }
+}
+
+extension TraceRecord {
+    /// Copies the machine's judgement of the frame into the record.
+    mutating func fill(from a: FrameAssessment) {
+        let q = NumberFormat.quantized
+        eyeClosureLeft = a.eyeClosureLeft.map(q)
+        eyeClosureRight = a.eyeClosureRight.map(q)
+        relativeYawDegrees = a.relativeYawDegrees.map(q)
+        credited = a.credited
+        notCreditedReason = a.notCreditedReason?.rawValue
+        phase = a.phase.rawValue
+        hud = a.hud.name
+    }
+}
+
+/// A rotation estimate handed back from the parallel task.
+private final class RotationBox: @unchecked Sendable {
+    var value = DeviceRotation.unknown
+    var failure: InputError?
+}

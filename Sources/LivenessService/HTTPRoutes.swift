@@ -1,0 +1,189 @@
+import FaceTracking
+import Foundation
+import LivenessCore
+import LivenessKit
+
+/// An HTTP response, written by the event loop.
+struct HTTPResponse: Sendable {
+    var status: Int
+    var contentType: String
+    var body: [UInt8]
+    var headers: [(String, String)] = []
+
+    static func json(_ status: Int, _ object: Any, headers: [(String, String)] = []) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted])) ?? Data()
+        return HTTPResponse(status: status, contentType: "application/json", body: [UInt8](data) + [0x0A], headers: headers)
+    }
+
+    static func error(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = []) -> HTTPResponse {
+        json(status, ["error": ["code": code, "message": message]], headers: headers)
+    }
+
+    /// Headers on every response: nothing cached (results are personal data), no referrer, the
+    /// camera for this origin only, a strict content security policy, no MIME sniffing.
+    static let securityHeaders: [(String, String)] = [
+        ("cache-control", "no-store"),
+        ("referrer-policy", "no-referrer"),
+        ("permissions-policy", "camera=(self), microphone=(), geolocation=()"),
+        ("content-security-policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; media-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"),
+        ("x-content-type-options", "nosniff"),
+        ("x-frame-options", "DENY"),
+    ]
+}
+
+/// A request as the routes see it.
+struct HTTPRequest {
+    enum Method: String { case get = "GET", post = "POST", other }
+    var method: Method
+    var path: String
+    /// The `Authorization` header's value, if any.
+    var authorization: String?
+    var body: [UInt8]
+}
+
+/// The HTTP API of `liveness serve` (docs/stream-protocol.md): everything but the WebSocket.
+final class HTTPRoutes: @unchecked Sendable {
+    let configuration: ServiceConfiguration
+    let host: SessionHost
+    let metrics: ServiceMetrics
+    /// Extra routes (the hosted web flow's pages), tried first.
+    var pages: ((HTTPRequest) -> HTTPResponse?)?
+    /// Fields added to `/v1/capabilities` (the signing key, once configured).
+    var capabilityExtras: [String: Any] = [:]
+
+    init(configuration: ServiceConfiguration, host: SessionHost, metrics: ServiceMetrics) {
+        self.configuration = configuration
+        self.host = host
+        self.metrics = metrics
+    }
+
+    /// True when the request carries the API token (or none is configured: loopback only).
+    func authorized(_ request: HTTPRequest) -> Bool {
+        guard let token = configuration.apiToken else { return true }
+        guard let header = request.authorization, header.hasPrefix("Bearer ") else { return false }
+        return Secrets.equal(Array(header.dropFirst(7).utf8), token)
+    }
+
+    /// The response to a request whose body (if any) has fully arrived. `POST /v1/analyze` is
+    /// not answered here (`LivenessServer` runs it off the loop).
+    func respond(_ request: HTTPRequest) -> HTTPResponse {
+        let response = route(request)
+        if response.status >= 400, let code = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+            .flatMap({ $0["error"] as? [String: Any] })?["code"] as? String {
+            metrics.error(code)
+        }
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        if let page = pages?(request) { return page }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let get = request.method == .get, post = request.method == .post
+        if parts == ["healthz"] && get {
+            return .json(200, ["status": "ok", "activeSessions": host.activeSessions])
+        }
+        if parts == ["metrics"] && get {
+            guard authorized(request) else { return unauthorized() }
+            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4",
+                                body: Array(metrics.prometheus(activeSessions: host.activeSessions).utf8))
+        }
+        if parts == ["v1", "capabilities"] && get { return .json(200, capabilities()) }
+        if parts == ["v1", "sessions"] && post {
+            guard authorized(request) else { return unauthorized() }
+            return createSession(request.body)
+        }
+        if parts.count == 3 && parts[0] == "v1" && parts[1] == "sessions" && get {
+            guard authorized(request) else { return unauthorized() }
+            let id = parts[2]
+            guard let result = host.result(id: id) else {
+                return .error(404, "notFound", "no session \(id) (unknown, or its result has expired)")
+            }
+            guard result.state == .finished, let report = result.report, let data = try? report.jsonData() else {
+                return .json(202, ["id": id, "state": result.state.rawValue])
+            }
+            return HTTPResponse(status: 200, contentType: "application/json", body: [UInt8](data))
+        }
+        if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && (parts[3] == "autoshot.jpg" || parts[3] == "snapshot.jpg") && get {
+            guard authorized(request) else { return unauthorized() }
+            let id = parts[2], still = parts[3]
+            guard let result = host.result(id: id), let jpeg = still == "autoshot.jpg" ? result.autoshot : result.snapshot else {
+                return .error(404, "notFound", "no \(still) for session \(id): stills are released with a passed verdict only")
+            }
+            return HTTPResponse(status: 200, contentType: "image/jpeg", body: jpeg)
+        }
+        let known: [[String]] = [["healthz"], ["metrics"], ["v1", "capabilities"], ["v1", "sessions"], ["v1", "analyze"]]
+        if known.contains(parts) || (parts.count >= 3 && parts[0] == "v1" && parts[1] == "sessions") {
+            return .error(405, "methodNotAllowed", "\(request.method.rawValue) is not allowed on \(request.path)")
+        }
+        return .error(404, "notFound", "no such resource: \(request.path)")
+    }
+
+    func unauthorized() -> HTTPResponse {
+        .error(401, "unauthorized", "this needs the service's API token: Authorization: Bearer <token>",
+               headers: [("www-authenticate", "Bearer")])
+    }
+
+    private func createSession(_ body: [UInt8]) -> HTTPResponse {
+        var policy = configuration.policy
+        var seed: UInt64?
+        if !body.isEmpty {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+                return .error(400, "invalidRequest", "the body must be a JSON object ({\"policy\": {...}, \"seed\": n}) or empty")
+            }
+            for key in object.keys where key != "policy" && key != "seed" {
+                return .error(400, "invalidRequest", "unknown field \"\(key)\" (policy, seed)")
+            }
+            if let overrides = object["policy"] {
+                guard let keys = overrides as? [String: Any] else { return .error(400, "invalidRequest", "\"policy\" must be an object") }
+                var numbers: [String: Double] = [:]
+                for (key, value) in keys {
+                    guard let n = value as? NSNumber, !ClientMessage.isBoolean(n), n.doubleValue.isFinite else {
+                        return .error(400, "invalidPolicy", "policy key \"\(key)\" must be a finite number")
+                    }
+                    numbers[key] = n.doubleValue
+                }
+                do throws(StreamError) {
+                    policy = try ServicePolicy.applying(numbers, to: policy)
+                } catch {
+                    return .error(400, "invalidPolicy", error.message)
+                }
+            }
+            if let value = object["seed"] {
+                guard let n = value as? NSNumber, !ClientMessage.isBoolean(n), n.doubleValue >= 0, n.doubleValue < 9e15,
+                      n.doubleValue == n.doubleValue.rounded() else {
+                    return .error(400, "invalidRequest", "\"seed\" must be a whole number in 0…9e15")
+                }
+                seed = UInt64(n.doubleValue)
+            }
+        }
+        guard let created = host.create(policy: policy, seed: seed) else {
+            return .error(503, "tooManySessions", "\(configuration.limits.maxSessions) sessions are already active; try again shortly",
+                          headers: [("retry-after", "5")])
+        }
+        let formatter = ISO8601DateFormatter()
+        return .json(201, [
+            "id": created.id, "token": created.token, "expiresAt": formatter.string(from: created.expiresAt),
+            "stream": "/v1/sessions/\(created.id)/stream", "limits": configuration.limits.dictionary,
+        ])
+    }
+
+    /// `GET /v1/capabilities`: what the service does and accepts.
+    func capabilities() -> [String: Any] {
+        let policy = (try? JSONSerialization.jsonObject(with: JSONEncoder().encode(configuration.policy))) ?? [:]
+        var out: [String: Any] = [
+            "engine": ["name": "liveness", "version": LivenessEngine.version],
+            "protocol": StreamProtocol.version,
+            "subprotocol": StreamProtocol.subprotocol,
+            "actions": Action.allCases.map(\.rawValue),
+            "policy": ["defaults": policy, "clientOverrides": "any key within its bounds, never weaker than the session's policy"],
+            "limits": configuration.limits.dictionary,
+            "formats": [
+                "frames": FrameFormat.allCases.map(\.name),
+                "uploads": InputList.extensions.sorted(),
+            ],
+            "tls": configuration.usesTLS,
+        ]
+        for (key, value) in capabilityExtras { out[key] = value }
+        return out
+    }
+}

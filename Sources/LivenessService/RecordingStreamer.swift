@@ -1,0 +1,118 @@
+import FaceTracking
+import Foundation
+import LivenessKit
+
+/// Pushes a recording to `liveness serve` as a camera client would: creates a session, opens its
+/// stream, sends `start` and the frames with their own timestamps, and hands every server message
+/// to `onMessage`. The reference client of `liveness stream`, the tests and the benchmark.
+public struct RecordingStreamer {
+    /// How frames are sent.
+    public enum Pacing: Sendable {
+        /// Wait for each frame's `ack` before the next: nothing is dropped, as fast as processed.
+        case lockStep
+        /// At the recording's pace (a camera's): frames the server cannot keep up with are dropped
+        /// by the server, the latest winning.
+        case realTime
+    }
+
+    public var address: ServiceAddress
+    public var tls = ClientTLS()
+    /// The service's API token, to create the session and read its report.
+    public var bearer: String?
+    public var pacing = Pacing.lockStep
+    /// Send JPEG (quality 90) instead of the decoded BGR pixels.
+    public var jpeg = false
+    /// Send at most this many frames per second of the recording.
+    public var maxFramesPerSecond: Double?
+
+    /// What a run produced.
+    public struct Outcome {
+        public var sessionID: String
+        /// The `verdict` message, nil when the stream ended without one.
+        public var verdict: [String: Any]?
+        /// Every JSON message received, in order.
+        public var messages: [[String: Any]]
+        /// Frames sent.
+        public var framesSent: Int
+        /// The session's report (`GET /v1/sessions/{id}`) when it could be read.
+        public var report: [UInt8]?
+    }
+
+    public init(address: ServiceAddress) { self.address = address }
+
+    /// Streams `source` and returns when the verdict came (or the recording ended and the stream
+    /// was cancelled).
+    public func run(_ source: FrameSource, onMessage: (String) -> Void = { _ in }) throws -> Outcome {
+        let created = try ServiceClient.request("POST", "/v1/sessions", at: address, tls: tls, bearer: bearer)
+        guard created.status == 201, let object = created.json, let id = object["id"] as? String, let token = object["token"] as? String else {
+            throw ServiceError("POST /v1/sessions answered \(created.status): \(String(decoding: created.body, as: UTF8.self))")
+        }
+        let connection = try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: token, tls: tls)
+        defer { connection.close() }
+        var outcome = Outcome(sessionID: id, verdict: nil, messages: [], framesSent: 0, report: nil)
+        var closed = false
+        func take(_ message: WebSocketConnection.Received) -> [String: Any]? {
+            switch message {
+            case let .text(text):
+                onMessage(text)
+                guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return nil }
+                outcome.messages.append(object)
+                if object["type"] as? String == "verdict" { outcome.verdict = object }
+                return object
+            case .closed:
+                closed = true
+                return nil
+            }
+        }
+        _ = connection.next(timeout: 10).map(take)
+        let lockStep = pacing == .lockStep
+        connection.send(text: #"{"type":"start","ack":\#(lockStep),"width":\#(source.width),"height":\#(source.height)}"#)
+        let frame = Image()
+        var sequence: UInt32 = 0
+        var lastSent: Int64?
+        let clock = ContinuousClock()
+        let started = clock.now
+        var first: Int64?
+        while outcome.verdict == nil && !closed, let t = try source.next(into: frame) {
+            if let maxFramesPerSecond, let last = lastSent, Double(t - last) < 1e6 / maxFramesPerSecond { continue }
+            if first == nil { first = t }
+            if !lockStep {
+                let due = started + .microseconds(t - first!)
+                while clock.now < due && !closed {
+                    if let message = connection.next(timeout: max(0.001, (due - clock.now).inSeconds)) { _ = take(message) }
+                }
+                if outcome.verdict != nil || closed { break }
+            }
+            let header = FrameHeader(sequence: sequence, captureMicroseconds: t, format: jpeg ? .jpeg : .bgr,
+                                     width: jpeg ? 0 : frame.width, height: jpeg ? 0 : frame.height)
+            var payload = header.encoded()
+            if jpeg {
+                payload += try frame.jpegData(quality: 90)
+            } else {
+                payload += frame.withBGRBytes { bytes, stride in
+                    stride == frame.width * 3 ? Array(bytes)
+                        : (0..<frame.height).flatMap { Array(bytes[($0 * stride)..<($0 * stride + frame.width * 3)]) }
+                }
+            }
+            connection.send(binary: payload)
+            outcome.framesSent += 1
+            lastSent = t
+            if lockStep {
+                while outcome.verdict == nil && !closed {
+                    guard let message = connection.next(timeout: 60) else { throw ServiceError("no answer for frame \(sequence) within 60 s") }
+                    if let object = take(message), object["type"] as? String == "ack",
+                       (object["seq"] as? NSNumber)?.int64Value ?? -1 >= Int64(sequence) { break }
+                }
+            }
+            sequence &+= 1
+        }
+        if outcome.verdict == nil && !closed {
+            // The recording ended before a verdict: the stream is closed, the session cancelled.
+            connection.send(text: #"{"type":"cancel"}"#)
+            while outcome.verdict == nil && !closed, let message = connection.next(timeout: 10) { _ = take(message) }
+        }
+        let report = try ServiceClient.request("GET", "/v1/sessions/\(id)", at: address, tls: tls, bearer: bearer)
+        if report.status == 200 { outcome.report = report.body }
+        return outcome
+    }
+}

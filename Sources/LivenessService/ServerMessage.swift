@@ -1,0 +1,93 @@
+import Foundation
+import LivenessCore
+import LivenessKit
+
+/// A JSON text message from the server to a camera client (`liveness-stream/1`). Each carries
+/// `seq`, the sequence number of the last frame processed (-1 before the first). The camera
+/// client gets the outcome only: never scores, the challenge order or which action was credited
+/// (the spec: the HUD reports only how many are done).
+public enum ServerMessage: Sendable {
+    /// After the WebSocket opens: the session id, its limits and the server's clock.
+    case session(id: String, limits: ServiceLimits, serverTimeMicroseconds: Int64)
+    /// The HUD changed.
+    case hud(HUDState, seq: Int64)
+    /// The autoshot was taken (seconds from the first frame; framed or the fallback).
+    case autoshot(seconds: Double, framed: Bool, seq: Int64)
+    /// An action was credited: `done` of `total`.
+    case action(done: Int, total: Int, seq: Int64)
+    /// The snapshot was taken.
+    case snapshot(seconds: Double, seq: Int64)
+    /// The verdict (the server closes the stream after it).
+    case verdict(status: VerdictStatus, reason: FailureReason?, seq: Int64)
+    /// Backpressure: `slow` when frames were dropped (the client sends faster than they are
+    /// processed; the latest frame always wins), `resume` when the server has caught up.
+    case flow(state: String, dropped: Int, seq: Int64)
+    /// A problem with a message or a frame; `recoverable` says whether the stream goes on.
+    case error(StreamError, seq: Int64)
+    /// A frame was processed (only when `start` asked for `ack`).
+    case ack(seq: Int64)
+
+    /// The message as compact JSON bytes with sorted keys.
+    public func json() -> [UInt8] {
+        var object: [String: Any]
+        switch self {
+        case let .session(id, limits, time):
+            object = ["type": "session", "id": id, "limits": limits.dictionary, "serverTimeMicroseconds": time, "seq": -1,
+                      "protocol": StreamProtocol.version]
+        case let .hud(state, seq):
+            object = ["type": "hud", "state": state.name, "text": state.text, "seq": seq]
+            if case let .progress(done, total) = state {
+                object["done"] = done
+                object["total"] = total
+            }
+        case let .autoshot(seconds, framed, seq):
+            object = ["type": "autoshot", "seconds": seconds, "framed": framed, "seq": seq]
+        case let .action(done, total, seq):
+            object = ["type": "action", "done": done, "total": total, "seq": seq]
+        case let .snapshot(seconds, seq):
+            object = ["type": "snapshot", "seconds": seconds, "seq": seq]
+        case let .verdict(status, reason, seq):
+            object = ["type": "verdict", "status": status.rawValue, "reason": reason?.rawValue ?? NSNull(), "seq": seq]
+        case let .flow(state, dropped, seq):
+            object = ["type": "flow", "state": state, "dropped": dropped, "seq": seq]
+        case let .error(error, seq):
+            object = ["type": "error", "code": error.code.rawValue, "message": error.message,
+                      "recoverable": error.isRecoverable, "seq": seq]
+        case let .ack(seq):
+            object = ["type": "ack", "seq": seq]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return [UInt8](data)
+    }
+
+    /// The messages a frame's events become for the camera client; `doneBefore` actions were
+    /// credited before these events.
+    static func messages(for events: [LivenessEvent], seq: Int64, total: Int, doneBefore: Int) -> [ServerMessage] {
+        var out: [ServerMessage] = []
+        var done = doneBefore
+        for event in events {
+            switch event {
+            case let .hud(state): out.append(.hud(state, seq: seq))
+            case let .autoshot(still):
+                out.append(.autoshot(seconds: Double(still.timestampMicroseconds) / 1e6, framed: still.framed, seq: seq))
+            case .actionCredited:
+                done += 1
+                out.append(.action(done: done, total: total, seq: seq))
+            case let .snapshot(still): out.append(.snapshot(seconds: Double(still.timestampMicroseconds) / 1e6, seq: seq))
+            case let .verdict(v): out.append(.verdict(status: v.status, reason: v.reason, seq: seq))
+            default: continue
+            }
+        }
+        return out
+    }
+}
+
+/// Names and versions of the wire protocol.
+public enum StreamProtocol {
+    /// The protocol's version string, sent in `session`.
+    public static let version = "liveness-stream/1"
+    /// The WebSocket subprotocol a camera client offers.
+    public static let subprotocol = "liveness.v1"
+    /// The prefix of the subprotocol entry that carries the session token (`token.<hex>`).
+    public static let tokenPrefix = "token."
+}

@@ -1,0 +1,42 @@
+import LivenessKit
+
+/// What `liveness serve` allows, published in `/v1/capabilities` and in each `session` message.
+public struct ServiceLimits: Sendable, Equatable {
+    /// Sessions created or streaming at once; more are refused with 503 and `Retry-After`.
+    public var maxSessions = 16
+    /// Largest WebSocket message (a frame with its header), bytes; a larger one closes the stream
+    /// with 1009 (also when it comes in fragments).
+    public var maxMessageBytes = 8 * 1024 * 1024
+    /// Frames accepted per session (20 s at 60 fps with margin).
+    public var maxFramesPerSession = 3000
+    /// Highest frame rate accepted within a session (media time), frames per second.
+    public var maxFramesPerSecond = 60.0
+    /// Seconds without any message after which a stream is closed.
+    public var idleTimeoutSeconds = 10.0
+    /// Seconds a created session waits for its stream to start.
+    public var startTimeoutSeconds = 180.0
+    /// Seconds a finished session's report and stills are kept for the relying party.
+    public var resultRetentionSeconds = 600.0
+    /// Finished sessions kept at most (the oldest are forgotten first).
+    public var maxRetainedResults = 1000
+    /// Largest video accepted by `POST /v1/analyze`, bytes.
+    public var maxUploadBytes = 256 * 1024 * 1024
+    /// Grace in seconds added to the policy's settle + framing + scan cap before the server's own
+    /// clock ends a stream with `timeout` (clients that stop sending frames cannot hold a session).
+    public var serverClockGraceSeconds = 5.0
+
+    /// Creates the defaults.
+    public init() {}
+
+    /// The limits as a JSON object (for `session` and `/v1/capabilities`), with the engine's frame limits.
+    var dictionary: [String: Any] {
+        let frames = ResourceLimits.standard
+        return [
+            "maxSessions": maxSessions, "maxMessageBytes": maxMessageBytes, "maxFramesPerSession": maxFramesPerSession,
+            "maxFramesPerSecond": maxFramesPerSecond, "idleTimeoutSeconds": idleTimeoutSeconds,
+            "startTimeoutSeconds": startTimeoutSeconds, "resultRetentionSeconds": resultRetentionSeconds,
+            "maxUploadBytes": maxUploadBytes, "maxFramePixels": frames.maxFramePixels, "maxFrameSide": frames.maxFrameSide,
+            "serverClockGraceSeconds": serverClockGraceSeconds,
+        ]
+    }
+}

@@ -1,0 +1,434 @@
+import FaceTracking
+import Foundation
+import LivenessCore
+import LivenessKit
+
+/// The sessions of `liveness serve` and the worker threads that process their frames. The event
+/// loop hands it what arrives (`receive`), workers turn frames into messages with each session's
+/// `StreamSession`, and the loop collects the messages to send (`takeOutgoing`), woken by `wake`.
+///
+/// Backpressure: each session holds at most one waiting frame (the latest wins; the one it
+/// replaces is dropped, counted, and reported with a `flow` message), and one frame in work.
+/// Memory therefore never grows with the client's send rate. One worker at a time per session;
+/// frames are never processed on the event loop.
+final class SessionHost: @unchecked Sendable {
+    /// What a relying party gets back from `POST /v1/sessions`.
+    struct Created {
+        var id: String
+        var token: String
+        var expiresAt: Date
+    }
+
+    /// Why a WebSocket upgrade is refused.
+    enum Refusal: Error, Equatable {
+        case unknownSession, badToken, alreadyStarted
+    }
+
+    let model: LandmarkModel
+    let limits: ServiceLimits
+    let metrics: ServiceMetrics
+    /// Called from a worker when messages are waiting: the server wakes its event loop. (Messages
+    /// queued by `receive`, which runs on the loop, are collected by the loop after the call.)
+    var wake: @Sendable () -> Void = {}
+    /// Called on a worker when a session ends with a report (signing, logging).
+    var finished: (@Sendable (LivenessReport) -> Void)?
+
+    private let condition = NSCondition()
+    private var sessions: [String: HostedSession] = [:]
+    private var ready: [String] = []
+    private var outbox: [ConnectionID: [Outgoing]] = [:]
+    private var stopping = false
+    private var workers: [Thread] = []
+    private let clock = ContinuousClock()
+
+    init(model: LandmarkModel, limits: ServiceLimits, metrics: ServiceMetrics) {
+        self.model = model
+        self.limits = limits
+        self.metrics = metrics
+    }
+
+    // MARK: Workers
+
+    /// Starts `count` worker threads.
+    func start(workers count: Int) {
+        for index in 0..<max(1, count) {
+            let thread = Thread { [self] in work() }
+            thread.name = "liveness-worker-\(index)"
+            thread.stackSize = 8 << 20
+            workers.append(thread)
+            thread.start()
+        }
+    }
+
+    /// Stops the workers (they finish the frame in hand).
+    func stop() {
+        condition.withLock {
+            stopping = true
+            condition.broadcast()
+        }
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while ready.isEmpty && !stopping { condition.wait() }
+            if stopping { condition.unlock(); return }
+            let id = ready.removeFirst()
+            guard let session = sessions[id], !session.busy else { condition.unlock(); continue }
+            session.queued = false
+            session.busy = true
+            let controls = session.controls
+            session.controls = []
+            let frame = session.frame
+            session.frame = nil
+            let motion = session.motion
+            if frame != nil { session.motion = [] }
+            condition.unlock()
+
+            var messages: [Outgoing] = []
+            for control in controls { messages += handle(control, session) }
+            if let frame, session.stream?.verdict == nil { messages += process(frame, motion: motion, session) }
+
+            condition.lock()
+            session.busy = false
+            if session.slowSignalled && session.frame == nil && session.state == .streaming {
+                session.slowSignalled = false
+                messages.insert(.text(ServerMessage.flow(state: "resume", dropped: session.dropped, seq: session.lastSequence).json()),
+                                at: messages.firstIndex(where: { if case .close = $0 { return true } else { return false } }) ?? messages.count)
+            }
+            if let connection = session.connection, !messages.isEmpty { outbox[connection, default: []] += messages }
+            if (!session.controls.isEmpty || session.frame != nil) && !session.queued {
+                session.queued = true
+                ready.append(id)
+                condition.signal()
+            }
+            condition.unlock()
+            if !messages.isEmpty { wake() }
+        }
+    }
+
+    /// A control on the worker: start the stream session, or end it.
+    private func handle(_ control: SessionControl, _ session: HostedSession) -> [Outgoing] {
+        switch control {
+        case let .start(start):
+            do {
+                var configuration = StreamSession.Configuration()
+                configuration.policy = try ServicePolicy.applying(start.policy, to: session.policy)
+                configuration.seed = session.seed
+                configuration.limits.maxFramesPerSecond = limits.maxFramesPerSecond
+                configuration.announcedWidth = start.width
+                configuration.announcedHeight = start.height
+                session.stream = try StreamSession(model: model, configuration: configuration)
+                return []
+            } catch {
+                metrics.error(error.code.rawValue)
+                return [.text(ServerMessage.error(error, seq: session.lastSequence).json())] + end(session, .invalidInput)
+            }
+        case .cancel, .disconnected:
+            return end(session, .cancelled)
+        case let .timeout(why):
+            let error = StreamError(.limitReached, why, recoverable: false)
+            metrics.error(error.code.rawValue)
+            let reason: FailureReason = why.contains("idle") ? .cancelled : .timeout
+            return [.text(ServerMessage.error(error, seq: session.lastSequence).json())] + end(session, reason)
+        case let .refuse(error):
+            metrics.error(error.code.rawValue)
+            return [.text(ServerMessage.error(error, seq: session.lastSequence).json())] + end(session, .invalidInput)
+        }
+    }
+
+    /// Pushes a frame through the session's `StreamSession`; returns the messages it causes.
+    private func process(_ frame: PendingFrame, motion: [MotionSample], _ session: HostedSession) -> [Outgoing] {
+        guard let stream = session.stream else { return [] }
+        let seq = Int64(frame.header.sequence)
+        let started = clock.now
+        var result: Result<StreamSession.Update, StreamError>!
+        frame.bytes.withUnsafeBytes { raw in
+            result = Result { () throws(StreamError) -> StreamSession.Update in
+                let content: StreamFrame.Content
+                if let format = frame.header.format.pixelFormat {
+                    content = .pixels(raw, format: format, width: frame.header.width, height: frame.header.height,
+                                      bytesPerRow: frame.header.effectiveBytesPerRow)
+                } else {
+                    content = .encoded(raw)
+                }
+                return try stream.push(StreamFrame(content: content, timestampMicroseconds: frame.header.captureMicroseconds,
+                                                   rotationDegrees: frame.header.rotationDegrees, motion: motion))
+            }
+        }
+        let update: StreamSession.Update
+        switch result! {
+        case let .success(value): update = value
+        case let .failure(error):
+            metrics.error(error.code.rawValue)
+            var out: [Outgoing] = [.text(ServerMessage.error(error, seq: session.lastSequence).json())]
+            if !error.isRecoverable { out += end(session, .invalidInput) }
+            return out
+        }
+        metrics.frameProcessed(seconds: (clock.now - started).inSeconds)
+        condition.withLock { session.lastSequence = seq }
+        let credited = update.events.filter { if case .actionCredited = $0 { return true } else { return false } }.count
+        let doneBefore = stream.machine.evidence.actions.count - credited
+        var out = ServerMessage.messages(for: update.events, seq: seq, total: Action.allCases.count, doneBefore: doneBefore)
+            .map { Outgoing.text($0.json()) }
+        if session.acknowledge { out.append(.text(ServerMessage.ack(seq: seq).json())) }
+        if stream.verdict != nil { out += finalize(session, stream) }
+        return out
+    }
+
+    /// Ends a session without a verdict from frames (cancelled, timeout, invalid input).
+    private func end(_ session: HostedSession, _ reason: FailureReason) -> [Outgoing] {
+        guard let stream = session.stream else {
+            // Never started: nothing was judged; the session is over.
+            condition.withLock {
+                session.state = .finished
+                session.finishedAt = clock.now
+            }
+            metrics.sessionEnded(status: "failed", reason: reason.rawValue)
+            return [.close(code: 1000, reason: "session over")]
+        }
+        guard stream.verdict == nil else { return [] }
+        let events = stream.finish(reason)
+        let messages = ServerMessage.messages(for: events, seq: session.lastSequence, total: Action.allCases.count,
+                                              doneBefore: stream.machine.evidence.actions.count)
+        return messages.map { .text($0.json()) } + finalize(session, stream)
+    }
+
+    /// Keeps the report and the stills (released with a pass only), frees the tracker, closes.
+    private func finalize(_ session: HostedSession, _ stream: StreamSession) -> [Outgoing] {
+        let passed = stream.verdict?.status == .passed
+        let stills = stream.stills()
+        let paths = passed ? ("/v1/sessions/\(session.id)/autoshot.jpg", "/v1/sessions/\(session.id)/snapshot.jpg") : (nil, nil)
+        var warnings: [String] = []
+        if session.dropped > 0 { warnings.append("\(session.dropped) frames were dropped because the client sent them faster than they were processed") }
+        let report = stream.report(name: "stream:\(session.id)", stillPaths: (paths.0, paths.1), warnings: warnings)
+        condition.withLock {
+            session.report = report
+            session.autoshot = stills.autoshot
+            session.snapshot = stills.snapshot
+            session.state = .finished
+            session.finishedAt = clock.now
+            session.stream = nil
+            session.frame = nil
+        }
+        metrics.sessionEnded(status: report.verdict.status.rawValue, reason: report.verdict.reason?.rawValue)
+        finished?(report)
+        return [.close(code: 1000, reason: "verdict given")]
+    }
+
+    // MARK: Event loop side
+
+    /// Creates a session for the relying party; nil when `maxSessions` are already active.
+    func create(policy: LivenessPolicy, seed: UInt64? = nil) -> Created? {
+        condition.withLock {
+            guard sessions.values.filter(\.isActive).count < limits.maxSessions else { return nil }
+            let id = Secrets.hex(Secrets.randomBytes(12))
+            let token = Secrets.randomBytes(16)
+            let expires = Date().addingTimeInterval(limits.startTimeoutSeconds)
+            let session = HostedSession(id: id, token: Array(Secrets.hex(token).utf8), policy: policy,
+                                        seed: seed ?? UInt64.random(in: 0...UInt64.max), now: clock.now, expiresAt: expires)
+            sessions[id] = session
+            return Created(id: id, token: Secrets.hex(token), expiresAt: expires)
+        }
+    }
+
+    /// Checks a camera client's token for session `id` and claims the session (single use).
+    func claim(id: String, token: [UInt8]) -> Result<Void, Refusal> {
+        condition.withLock {
+            guard let session = sessions[id], session.state != .finished else { return .failure(.unknownSession) }
+            guard Secrets.equal(session.token, token) else { return .failure(.badToken) }
+            guard session.state == .created else { return .failure(.alreadyStarted) }
+            session.state = .streaming
+            session.lastMessageAt = clock.now
+            return .success(())
+        }
+    }
+
+    /// Binds an open WebSocket to its claimed session and greets the client.
+    func attach(id: String, connection: ConnectionID) {
+        condition.withLock {
+            guard let session = sessions[id] else { return }
+            session.connection = connection
+            let hello = ServerMessage.session(id: id, limits: limits,
+                                              serverTimeMicroseconds: Int64((clock.now - sessionEpoch).inSeconds * 1e6))
+            outbox[connection, default: []].append(.text(hello.json()))
+        }
+        wake()
+    }
+
+    private let sessionEpoch = ContinuousClock().now
+
+    /// A complete text message from a session's client.
+    func receive(text bytes: [UInt8], session id: String) {
+        let message: ClientMessage
+        do {
+            message = try ClientMessage.parse(bytes)
+        } catch {
+            reply(error, to: id)
+            return
+        }
+        condition.withLock {
+            guard let session = sessions[id], session.state == .streaming else { return }
+            session.lastMessageAt = clock.now
+            switch message {
+            case let .start(start):
+                if session.started {
+                    queueError(StreamError(.invalidMessage, "the stream has already started"), session)
+                    return
+                }
+                session.started = true
+                session.acknowledge = start.acknowledge
+                session.controls.append(.start(start))
+            case let .motion(samples):
+                guard session.started else {
+                    queueError(StreamError(.invalidMessage, "motion before start: send {\"type\":\"start\"} first"), session)
+                    return
+                }
+                session.motion += samples
+                if session.motion.count > 4 * ClientMessage.maxSamples { session.motion.removeFirst(session.motion.count - 4 * ClientMessage.maxSamples) }
+            case .cancel:
+                session.controls.append(.cancel)
+            }
+            schedule(session)
+        }
+    }
+
+    /// A complete binary message (a frame) from a session's client.
+    func receive(frame bytes: [UInt8], session id: String) {
+        var parsed: Result<FrameHeader, StreamError>!
+        bytes.withUnsafeBytes { raw in parsed = Result { () throws(StreamError) in try FrameHeader.parse(raw) } }
+        let header: FrameHeader
+        switch parsed! {
+        case let .success(value): header = value
+        case let .failure(error):
+            reply(error, to: id)
+            return
+        }
+        var dropped = false
+        condition.withLock {
+            guard let session = sessions[id], session.state == .streaming else { return }
+            session.lastMessageAt = clock.now
+            guard session.started else {
+                queueError(StreamError(.invalidMessage, "a frame before start: send {\"type\":\"start\"} first"), session)
+                return
+            }
+            session.framesReceived += 1
+            if session.framesReceived > limits.maxFramesPerSession {
+                if session.framesReceived == limits.maxFramesPerSession + 1 {
+                    session.controls.append(.refuse(StreamError(.limitReached, "more than \(limits.maxFramesPerSession) frames in one session", recoverable: false)))
+                    schedule(session)
+                }
+                return
+            }
+            if session.firstFrameAt == nil { session.firstFrameAt = clock.now }
+            if session.frame != nil {
+                // The latest frame wins: the waiting one is dropped, counted and reported.
+                session.dropped += 1
+                dropped = true
+                if !session.slowSignalled, let connection = session.connection {
+                    session.slowSignalled = true
+                    outbox[connection, default: []].append(.text(ServerMessage.flow(state: "slow", dropped: session.dropped,
+                                                                                   seq: session.lastSequence).json()))
+                }
+            }
+            session.frame = PendingFrame(header: header, bytes: Array(bytes[FrameHeader.size...]))
+            schedule(session)
+        }
+        if dropped {
+            metrics.frameDropped()
+            wake()
+        }
+    }
+
+    /// The client's connection closed.
+    func disconnected(session id: String, connection: ConnectionID) {
+        condition.withLock {
+            outbox[connection] = nil
+            guard let session = sessions[id], session.connection == connection else { return }
+            session.connection = nil
+            if session.state == .streaming {
+                session.controls.append(.disconnected)
+                schedule(session)
+            }
+        }
+    }
+
+    /// A message-size violation or similar on the event loop: counted (the loop closes the stream).
+    func protocolViolation(_ code: StreamError.Code) { metrics.error(code.rawValue) }
+
+    /// Expires, times out and forgets sessions by the server's clock. Called by the loop regularly.
+    func housekeeping() {
+        let now = clock.now
+        condition.withLock {
+            for (id, session) in sessions {
+                switch session.state {
+                case .created:
+                    if (now - session.createdAt).inSeconds > limits.startTimeoutSeconds {
+                        sessions[id] = nil
+                        metrics.sessionEnded(status: "expired", reason: nil)
+                    }
+                case .streaming:
+                    if (now - session.lastMessageAt).inSeconds > limits.idleTimeoutSeconds && !session.busy && session.frame == nil {
+                        session.lastMessageAt = now
+                        session.controls.append(.timeout("idle for more than \(NumberFormat.string(limits.idleTimeoutSeconds)) s"))
+                        schedule(session)
+                    } else if let first = session.firstFrameAt,
+                              (now - first).inSeconds > session.serverDeadline(grace: limits.serverClockGraceSeconds),
+                              !session.controls.contains(where: { if case .timeout = $0 { return true } else { return false } }) {
+                        session.controls.append(.timeout("the scan cap passed by the server's clock"))
+                        schedule(session)
+                    }
+                case .finished:
+                    if let at = session.finishedAt, (now - at).inSeconds > limits.resultRetentionSeconds { sessions[id] = nil }
+                }
+            }
+            let finished = sessions.values.filter { $0.state == .finished }.sorted { ($0.finishedAt ?? now) < ($1.finishedAt ?? now) }
+            if finished.count > limits.maxRetainedResults {
+                for session in finished.prefix(finished.count - limits.maxRetainedResults) { sessions[session.id] = nil }
+            }
+        }
+    }
+
+    /// Takes the messages waiting for each connection.
+    func takeOutgoing() -> [ConnectionID: [Outgoing]] {
+        condition.withLock {
+            let taken = outbox
+            outbox = [:]
+            return taken
+        }
+    }
+
+    /// Sessions created or streaming.
+    var activeSessions: Int { condition.withLock { sessions.values.filter(\.isActive).count } }
+
+    /// A session's state, report and stills for the relying party.
+    func result(id: String) -> (state: HostedSession.State, report: LivenessReport?, autoshot: [UInt8]?, snapshot: [UInt8]?)? {
+        condition.withLock {
+            guard let s = sessions[id] else { return nil }
+            return (s.state, s.report, s.autoshot, s.snapshot)
+        }
+    }
+
+    // MARK: Helpers (called with the lock held)
+
+    private func schedule(_ session: HostedSession) {
+        guard !session.queued && !session.busy else { return }
+        session.queued = true
+        ready.append(session.id)
+        condition.signal()
+    }
+
+    private func queueError(_ error: StreamError, _ session: HostedSession) {
+        metrics.error(error.code.rawValue)
+        guard let connection = session.connection else { return }
+        outbox[connection, default: []].append(.text(ServerMessage.error(error, seq: session.lastSequence).json()))
+    }
+
+    private func reply(_ error: StreamError, to id: String) {
+        condition.withLock {
+            guard let session = sessions[id] else { return }
+            session.lastMessageAt = clock.now
+            queueError(error, session)
+        }
+    }
+}

@@ -1,0 +1,324 @@
+import FaceTracking
+import Foundation
+import LivenessCore
+import LivenessKit
+import LivenessService
+import TestSupport
+import XCTest
+
+/// `liveness serve` over real sockets on loopback: streams against `analyze`, many sessions at
+/// once, every kind of bad input, the token rules, the session limit and TLS.
+final class ServiceTests: XCTestCase {
+    private static let model = try? LandmarkModel.load()
+
+    private func server(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws -> LivenessServer {
+        var configuration = ServiceConfiguration()
+        configuration.port = 0
+        configure(&configuration)
+        let server = try LivenessServer(configuration: configuration, model: try XCTUnwrap(Self.model))
+        try server.start()
+        addTeardownBlock { server.stop() }
+        return server
+    }
+
+    private func address(_ server: LivenessServer) throws -> ServiceAddress { try ServiceAddress(url: server.url) }
+
+    /// Creates a session; returns (id, token).
+    private func session(_ server: LivenessServer, bearer: String? = nil) throws -> (String, String) {
+        let response = try ServiceClient.request("POST", "/v1/sessions", at: try address(server), bearer: bearer)
+        XCTAssertEqual(response.status, 201, String(decoding: response.body, as: UTF8.self))
+        let json = try XCTUnwrap(response.json)
+        return (try XCTUnwrap(json["id"] as? String), try XCTUnwrap(json["token"] as? String))
+    }
+
+    private func connect(_ server: LivenessServer, _ id: String, _ token: String) throws -> WebSocketConnection {
+        let connection = try WebSocketConnection(address: try address(server), path: "/v1/sessions/\(id)/stream", token: token)
+        addTeardownBlock { connection.close() }
+        guard case let .text(hello)? = connection.next(timeout: 10) else { throw XCTSkip("no greeting") }
+        XCTAssertTrue(hello.contains("\"type\":\"session\""), hello)
+        return connection
+    }
+
+    /// The next message of a type, skipping others; nil on timeout or close.
+    private func next(_ connection: WebSocketConnection, _ type: String, timeout: Double = 20) -> [String: Any]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard let message = connection.next(timeout: deadline.timeIntervalSinceNow) else { return nil }
+            guard case let .text(text) = message else { return nil }
+            if let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any], object["type"] as? String == type {
+                return object
+            }
+        }
+        return nil
+    }
+
+    private func frameMessage(_ image: Image, sequence: UInt32, microseconds: Int64) -> [UInt8] {
+        FrameHeader(sequence: sequence, captureMicroseconds: microseconds, format: .bgr, width: image.width, height: image.height).encoded()
+            + image.withBGRBytes { bytes, stride in
+                (0..<image.height).flatMap { Array(bytes[($0 * stride)..<($0 * stride + image.width * 3)]) }
+            }
+    }
+
+    /// What `analyze` makes of a file (same policy and seed as the service's session).
+    private func analyse(_ path: String, seed: UInt64) throws -> LivenessReport {
+        let policy = LivenessPolicy()
+        let source = try FrameSource(path: path)
+        let session = try AnalysisSession(source: source, model: try XCTUnwrap(Self.model), policy: policy, seed: seed,
+                                          rotation: VideoRotationEstimator(width: source.width, height: source.height))
+        let outcome = try session.run { _ in }
+        return LivenessReport(machine: outcome.machine, input: ReportInput(source: source, framesDecoded: outcome.framesDecoded),
+                              wallSeconds: outcome.wallSeconds, stills: (nil, nil), warnings: [])
+    }
+
+    func testARecordingStreamedThroughTheServiceGivesTheVerdictAndEventsOfAnalyze() throws {
+        let server = try server()
+        var clips = [try Fixtures.generated("astronaut-still.mp4")]
+        if let real = try? Fixtures.shared("st-ref2-talking-turns.mp4") { clips.append(real) }
+        if let turn = try? Fixtures.generated("cases/turn-then-blink/video.mp4") { clips.append(turn) }
+        for clip in clips {
+            let outcome = try RecordingStreamer(address: try address(server)).run(try FrameSource(path: clip))
+            let report = try JSONDecoder().decode(LivenessReport.self, from: Data(try XCTUnwrap(outcome.report, clip)))
+            let offline = try analyse(clip, seed: report.seed)
+            XCTAssertEqual(report.actions, offline.actions, clip)
+            XCTAssertEqual(report.autoshot?.frame, offline.autoshot?.frame, clip)
+            XCTAssertEqual(report.autoshot?.framed, offline.autoshot?.framed, clip)
+            XCTAssertEqual(report.snapshot?.frame, offline.snapshot?.frame, clip)
+            XCTAssertEqual(report.frames.tracked, offline.frames.tracked, clip)
+            XCTAssertEqual(report.frames.credited, offline.frames.credited, clip)
+            XCTAssertEqual(report.input.kind, .stream)
+            // A recording that ends before a verdict is a stream closed first: cancelled, where the
+            // file's analysis says inputEnded. Any decided verdict is the same.
+            if offline.verdict.reason == .inputEnded {
+                XCTAssertEqual(report.verdict.reason, .cancelled, clip)
+            } else {
+                XCTAssertEqual(report.verdict.status, offline.verdict.status, clip)
+                XCTAssertEqual(report.verdict.reason, offline.verdict.reason, clip)
+                XCTAssertEqual(report.verdict.seconds, offline.verdict.seconds, clip)
+            }
+            // The camera client's messages: the HUD changes, autoshot, actions done, snapshot,
+            // verdict, in analyze's order (never which action, never a score).
+            let kinds = outcome.messages.compactMap { $0["type"] as? String }.filter { $0 != "ack" && $0 != "session" }
+            let huds = outcome.messages.filter { $0["type"] as? String == "hud" }.compactMap { $0["state"] as? String }
+            XCTAssertEqual(huds.first, "progress", clip)
+            XCTAssertEqual(kinds.filter { $0 == "action" }.count, [report.actions.blink.credited, report.actions.turnHead.credited].filter { $0 }.count, clip)
+            XCTAssertEqual(kinds.last, "verdict", clip)
+            XCTAssertFalse(outcome.messages.contains { $0["action"] != nil || $0["value"] != nil }, "no action names or scores to the camera")
+            if report.verdict.status == .passed {
+                XCTAssertEqual(kinds.suffix(4), ["action", "snapshot", "hud", "verdict"], clip)
+            }
+        }
+    }
+
+    func testEightSessionsAtOnceAllEndWithTheRightVerdicts() throws {
+        let server = try server { $0.limits.maxSessions = 8 }
+        let still = try Fixtures.generated("astronaut-still.mp4")
+        let passing = (try? Fixtures.shared("st-ref2-talking-turns.mp4")) ?? (try? Fixtures.generated("cases/blink-then-turn/video.mp4"))
+        let clips = (0..<8).map { $0 % 2 == 0 ? still : (passing ?? still) }
+        let address = try address(server)
+        let results = ResultsBox(count: clips.count)
+        DispatchQueue.concurrentPerform(iterations: clips.count) { i in
+            do {
+                let outcome = try RecordingStreamer(address: address).run(try FrameSource(path: clips[i]))
+                results.set(i, outcome.verdict?["status"] as? String ?? "none")
+            } catch {
+                results.set(i, "error: \(error)")
+            }
+        }
+        for (i, clip) in clips.enumerated() {
+            XCTAssertEqual(results.values[i], clip == still ? "failed" : "passed", clip)
+        }
+    }
+
+    func testBadMessagesGetErrorsAndNoEffectOnOtherSessions() throws {
+        let server = try server()
+        let (id, token) = try session(server)
+        let c = try connect(server, id, token)
+        let image = try Image(contentsOfFile: try Fixtures.generated("astronaut.png"))
+        // A frame before start.
+        c.send(binary: frameMessage(image, sequence: 0, microseconds: 0))
+        XCTAssertEqual(next(c, "error")?["message"].map { "\($0)" }?.contains("before start"), true)
+        // Malformed JSON, wrong shapes.
+        for text in ["{not json", "[1,2]", #"{"type":"dance"}"#, #"{"type":"start","width":-3}"#] {
+            c.send(text: text)
+            let error = next(c, "error")
+            XCTAssertEqual(error?["code"] as? String, "invalidMessage", text)
+            XCTAssertEqual(error?["recoverable"] as? Bool, true, text)
+        }
+        c.send(text: #"{"type":"start","width":512,"height":512,"ack":true}"#)
+        // A binary message that is not a frame, and one that is not an image.
+        c.send(binary: Array("hello".utf8))
+        XCTAssertEqual(next(c, "error")?["code"] as? String, "invalidFrame")
+        c.send(binary: FrameHeader(sequence: 1, captureMicroseconds: 0, format: .jpeg).encoded() + Array("not a jpeg".utf8))
+        XCTAssertEqual(next(c, "error")?["code"] as? String, "invalidFrame")
+        // An image larger than announced.
+        let big = try Image(width: 640, height: 640, color: .black)
+        c.send(binary: frameMessage(big, sequence: 2, microseconds: 0))
+        XCTAssertEqual(next(c, "error")?["code"] as? String, "frameTooLarge")
+        // Good frames, then a timestamp that does not increase.
+        c.send(binary: frameMessage(image, sequence: 3, microseconds: 1_000_000))
+        XCTAssertEqual((next(c, "ack")?["seq"] as? NSNumber)?.intValue, 3)
+        c.send(binary: frameMessage(image, sequence: 4, microseconds: 1_000_000))
+        let late = next(c, "error")
+        XCTAssertEqual(late?["code"] as? String, "nonIncreasingTimestamp")
+        XCTAssertEqual((late?["seq"] as? NSNumber)?.intValue, 3, "the last processed frame")
+        c.send(binary: frameMessage(image, sequence: 5, microseconds: 1_040_000))
+        XCTAssertEqual((next(c, "ack")?["seq"] as? NSNumber)?.intValue, 5, "the stream goes on")
+        // Another session is not affected by any of it.
+        let (id2, token2) = try session(server)
+        let other = try connect(server, id2, token2)
+        other.send(text: #"{"type":"start","ack":true}"#)
+        other.send(binary: frameMessage(image, sequence: 0, microseconds: 0))
+        XCTAssertEqual((next(other, "ack")?["seq"] as? NSNumber)?.intValue, 0)
+        // Cancel: failed/cancelled, then the server closes.
+        c.send(text: #"{"type":"cancel"}"#)
+        let verdict = next(c, "verdict")
+        XCTAssertEqual(verdict?["reason"] as? String, "cancelled")
+        let metrics = try ServiceClient.request("GET", "/metrics", at: try address(server))
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        for name in ["liveness_sessions_active", "liveness_sessions_total{status=\"failed\",reason=\"cancelled\"}", "liveness_frames_total",
+                     "liveness_frames_dropped_total", "liveness_frame_seconds_bucket", "liveness_errors_total{code=\"invalidMessage\"}",
+                     "liveness_errors_total{code=\"frameTooLarge\"}", "liveness_errors_total{code=\"nonIncreasingTimestamp\"}"] {
+            XCTAssertTrue(text.contains(name), "metrics lack \(name)")
+        }
+    }
+
+    func testOversizedMessagesCloseWith1009AlsoInFragments() throws {
+        let server = try server { $0.limits.maxMessageBytes = 200_000 }
+        for fragments in [1, 8] {
+            let (id, token) = try session(server)
+            let c = try connect(server, id, token)
+            c.send(text: #"{"type":"start"}"#)
+            c.send(binary: [UInt8](repeating: 7, count: 300_000), fragments: fragments)
+            var closed: (Int, String)?
+            while let message = c.next(timeout: 10) {
+                if case let .closed(code, reason) = message { closed = (code, reason); break }
+            }
+            XCTAssertEqual(closed?.0, 1009, "fragments \(fragments): \(String(describing: closed))")
+        }
+        // The service is still up.
+        XCTAssertEqual(try ServiceClient.request("GET", "/healthz", at: try address(server)).status, 200)
+    }
+
+    func testAClientThatVanishesMidMessageEndsItsSessionCancelled() throws {
+        let server = try server()
+        let (id, token) = try session(server)
+        let c = try connect(server, id, token)
+        c.send(text: #"{"type":"start"}"#)
+        // The first fragments of a frame, then the connection drops.
+        c.send(binary: [UInt8](repeating: 1, count: 100_000), fragments: 4)
+        Thread.sleep(forTimeInterval: 0.05)
+        c.close()
+        let deadline = Date().addingTimeInterval(10)
+        var report: [String: Any]?
+        while Date() < deadline {
+            let response = try ServiceClient.request("GET", "/v1/sessions/\(id)", at: try address(server))
+            if response.status == 200 { report = response.json; break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        XCTAssertEqual((report?["verdict"] as? [String: Any])?["reason"] as? String, "cancelled")
+        XCTAssertEqual(try ServiceClient.request("GET", "/healthz", at: try address(server)).status, 200)
+    }
+
+    func testTokensAreCheckedAndSingleUse() throws {
+        let server = try server()
+        let (id, token) = try session(server)
+        let address = try address(server)
+        XCTAssertThrowsError(try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: "0" + token.dropFirst()))
+        XCTAssertThrowsError(try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: nil))
+        XCTAssertThrowsError(try WebSocketConnection(address: address, path: "/v1/sessions/nosuch/stream", token: token))
+        // The right token, in the Authorization header this time.
+        let c = try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: token, tokenInHeader: true)
+        addTeardownBlock { c.close() }
+        guard case .text? = c.next(timeout: 10) else { return XCTFail("no greeting") }
+        // Single use: a second stream with the same token is refused.
+        XCTAssertThrowsError(try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: token))
+        // The token never in the query string: a token there is not looked at.
+        let (id2, token2) = try session(server)
+        XCTAssertThrowsError(try WebSocketConnection(address: address, path: "/v1/sessions/\(id2)/stream?token=\(token2)", token: nil))
+    }
+
+    func testANonLoopbackBindNeedsAnAPITokenAndChecksIt() throws {
+        // 127.0.0.2 stands for "another address": only 127.0.0.1, ::1 and localhost are the
+        // default loopback bind.
+        var configuration = ServiceConfiguration()
+        configuration.host = "127.0.0.2"
+        configuration.port = 0
+        XCTAssertThrowsError(try LivenessServer(configuration: configuration, model: try XCTUnwrap(Self.model))) { error in
+            XCTAssertTrue("\(error)".contains("--token-file"), "\(error)")
+        }
+        let token = "an-api-token-of-the-relying-party"
+        let server = try server {
+            $0.host = "127.0.0.2"
+            $0.apiToken = Array(token.utf8)
+        }
+        let address = try ServiceAddress(url: "http://127.0.0.2:\(server.port)")
+        XCTAssertEqual(try ServiceClient.request("POST", "/v1/sessions", at: address).status, 401)
+        XCTAssertEqual(try ServiceClient.request("POST", "/v1/sessions", at: address, bearer: "wrong-token-of-the-same-length!!!").status, 401)
+        XCTAssertEqual(try ServiceClient.request("GET", "/metrics", at: address).status, 401)
+        XCTAssertEqual(try ServiceClient.request("GET", "/v1/capabilities", at: address).status, 200, "capabilities are public")
+        let created = try ServiceClient.request("POST", "/v1/sessions", at: address, bearer: token)
+        XCTAssertEqual(created.status, 201)
+        let id = try XCTUnwrap(created.json?["id"] as? String)
+        XCTAssertEqual(try ServiceClient.request("GET", "/v1/sessions/\(id)", at: address).status, 401, "results need the API token")
+        XCTAssertEqual(try ServiceClient.request("GET", "/v1/sessions/\(id)", at: address, bearer: token).status, 202)
+    }
+
+    func testTheSessionLimitAnswers503WithRetryAfter() throws {
+        let server = try server { $0.limits.maxSessions = 2 }
+        _ = try session(server)
+        _ = try session(server)
+        let third = try ServiceClient.request("POST", "/v1/sessions", at: try address(server))
+        XCTAssertEqual(third.status, 503)
+        XCTAssertEqual((third.json?["error"] as? [String: Any])?["code"] as? String, "tooManySessions")
+    }
+
+    func testATLSSessionWithACertificateMadeHere() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                             "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert]
+        openssl.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try openssl.run()
+        openssl.waitUntilExit()
+        XCTAssertEqual(openssl.terminationStatus, 0)
+        let server = try server {
+            $0.tlsCertificatePath = cert
+            $0.tlsKeyPath = key
+        }
+        XCTAssertTrue(server.url.hasPrefix("https://"))
+        var streamer = RecordingStreamer(address: try address(server))
+        streamer.tls = ClientTLS(caFile: cert)
+        let outcome = try streamer.run(try FrameSource(path: try Fixtures.generated("astronaut-still.mp4")))
+        XCTAssertEqual(outcome.verdict?["status"] as? String, "failed")
+        XCTAssertNotNil(outcome.report)
+        // Without trusting the certificate the client refuses the server.
+        XCTAssertThrowsError(try ServiceClient.request("GET", "/healthz", at: try address(server)))
+    }
+
+    func testUploadsAreAnalysedAndCapabilitiesSayWhatIsAccepted() throws {
+        let server = try server()
+        let video = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Fixtures.generated("astronaut-still.mp4"))))
+        let response = try ServiceClient.request("POST", "/v1/analyze", at: try address(server), body: video, contentType: "video/mp4", timeout: 60)
+        XCTAssertEqual(response.status, 200, String(decoding: response.body, as: UTF8.self))
+        let report = try JSONDecoder().decode(LivenessReport.self, from: Data(response.body))
+        XCTAssertEqual(report.verdict.reason, .inputEnded)
+        XCTAssertEqual(report.input.path, "upload")
+        let junk = try ServiceClient.request("POST", "/v1/analyze", at: try address(server), body: Array("not a video".utf8))
+        XCTAssertEqual(junk.status, 422)
+        let capabilities = try XCTUnwrap(try ServiceClient.request("GET", "/v1/capabilities", at: try address(server)).json)
+        XCTAssertEqual(capabilities["actions"] as? [String], ["blink", "turnHead"])
+        XCTAssertNotNil((capabilities["limits"] as? [String: Any])?["maxMessageBytes"])
+        XCTAssertEqual(((capabilities["formats"] as? [String: Any])?["frames"] as? [String])?.contains("nv12"), true)
+    }
+}
+
+/// Results written from concurrent threads.
+private final class ResultsBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [String]
+    init(count: Int) { storage = Array(repeating: "", count: count) }
+    func set(_ i: Int, _ value: String) { lock.withLock { storage[i] = value } }
+    var values: [String] { lock.withLock { storage } }
+}

@@ -1,0 +1,123 @@
+// The engine against its floor and a naive baseline, at 480p, 720p and 1080p, side by side in
+// one run: decode-only fps through the same OpenCV path, `analyze` fps (one input, stages
+// overlapped, and with the stages in turn), a naive pipeline (full-resolution HOG + landmarks on
+// every frame), the ratios; a clip that runs to the scan cap and one that passes early; the cost
+// of a clip without a face against a tracked one; the model load time and peak memory.
+import FaceTracking
+import Foundation
+import LivenessCore
+import LivenessKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs ffmpeg with `arguments`; throws when it fails.
+func ffmpeg(_ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = ["-v", "error", "-y"] + arguments
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw InputError(path: "ffmpeg", problem: "failed: \(arguments.joined(separator: " "))") }
+}
+
+/// The clips of one resolution (portrait, width × 16/9 width, 30 or 25 fps, H.264 crf 18).
+struct ScaleClips {
+    var width: Int
+    /// A real phone selfie (lp-d13) looped to 23.4 s: a blink, no turn, so it runs to the cap.
+    var cap: String
+    /// A talking face that blinks and turns at once (st-ref2) on a blurred canvas: passes in 1 s.
+    var early: String
+    /// A scene without a face (opencv's tree clip), looped to 10 s.
+    var noFace: String
+}
+
+func makeScaleClips(width: Int, in dir: URL) throws -> ScaleClips {
+    let height = width * 16 / 9
+    let shared = "../shared/recordings/"
+    let cap = dir.appendingPathComponent("cap-\(width).mp4").path
+    let early = dir.appendingPathComponent("early-\(width).mp4").path
+    let noFace = dir.appendingPathComponent("noface-\(width).mp4").path
+    let encode = ["-an", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p"]
+    try ffmpeg(["-stream_loop", "1", "-i", shared + "lp-d13-phone-selfie-glasses.mp4", "-vf", "scale=\(width):\(height)"] + encode + [cap])
+    try ffmpeg(["-i", shared + "st-ref2-talking-turns.mp4", "-filter_complex",
+                "[0]split[a][b];[a]scale=\(width):\(height),boxblur=20[bg];[b]scale=\(width * 9 / 10):-2[fg];[bg][fg]overlay=(W-w)/2:(H-h)/3"]
+               + encode + [early])
+    try ffmpeg(["-stream_loop", "2", "-i", shared + "opencv-tree-noface-truncated.avi", "-t", "10", "-vf",
+                "scale=\(width):\(height),fps=30"] + encode + [noFace])
+    return ScaleClips(width: width, cap: cap, early: early, noFace: noFace)
+}
+
+/// Frames per second of decoding `path` through the engine's reader, for at most `limit` frames.
+func decodeRate(_ path: String, limit: Int) throws -> (fps: Double, frames: Int) {
+    let reader = try VideoReader(path: path)
+    let frame = Image()
+    let clock = ContinuousClock()
+    let start = clock.now
+    var frames = 0
+    while frames < limit, try reader.read(into: frame) != nil { frames += 1 }
+    return (Double(frames) / (clock.now - start).inSeconds, frames)
+}
+
+/// What `analyze` does for one input: the analysis session with the background rotation estimate.
+func analyzeRate(_ path: String, model: LandmarkModel, parallel: Bool) throws -> (fps: Double, frames: Int, summary: String) {
+    let source = try FrameSource(path: path)
+    let session = try AnalysisSession(source: source, model: model, policy: LivenessPolicy(), seed: 1,
+                                      rotation: VideoRotationEstimator(width: source.width, height: source.height),
+                                      parallelStages: parallel)
+    let outcome = try session.run { _ in }
+    let report = LivenessReport(machine: outcome.machine, input: ReportInput(source: source, framesDecoded: outcome.framesDecoded),
+                                wallSeconds: outcome.wallSeconds, stills: (nil, nil), warnings: [])
+    return (Double(outcome.framesDecoded) / outcome.wallSeconds, outcome.framesDecoded, report.summary)
+}
+
+/// The naive pipeline: HOG over the whole frame at full resolution and the landmarks of the best
+/// face, on every frame (the first `limit` frames).
+func naiveRate(_ path: String, model: LandmarkModel, limit: Int) throws -> Double {
+    let reader = try VideoReader(path: path)
+    let frame = Image()
+    let clock = ContinuousClock()
+    let start = clock.now
+    var frames = 0
+    while frames < limit, try reader.read(into: frame) != nil {
+        if let best = try model.detectFaces(in: frame, scale: 1).max(by: { $0.score < $1.score }) {
+            _ = try model.fitLandmarks(in: frame, box: best.box)
+        }
+        frames += 1
+    }
+    return Double(frames) / (clock.now - start).inSeconds
+}
+
+func scaleBenchmark(widths: [Int]) throws {
+    let clock = ContinuousClock()
+    let loadStart = clock.now
+    let model = try LandmarkModel.load()
+    let load = (clock.now - loadStart).inSeconds
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-bench-scale-\(getpid())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    print("model load: \(String(format: "%.2f", load)) s; \(ProcessInfo.processInfo.activeProcessorCount) cores; release build")
+    print("clip                 frames  decode fps  analyze fps  (stages in turn)  naive fps  analyze/decode  analyze/naive  verdict")
+    for width in widths {
+        let clips = try makeScaleClips(width: width, in: dir)
+        for (name, path) in [("cap", clips.cap), ("early", clips.early)] {
+            let overlapped = try analyzeRate(path, model: model, parallel: true)
+            let inTurn = try analyzeRate(path, model: model, parallel: false)
+            let decode = try decodeRate(path, limit: overlapped.frames)
+            let naive = try naiveRate(path, model: model, limit: min(60, overlapped.frames))
+            let label = "\(width)x\(width * 16 / 9) \(name)"
+            print(label.padding(toLength: 20, withPad: " ", startingAt: 0)
+                  + String(format: " %6d  %10.1f  %11.1f  %16.1f  %9.1f  %14.2f  %13.1f  ", overlapped.frames, decode.fps,
+                           overlapped.fps, inTurn.fps, naive, overlapped.fps / decode.fps, overlapped.fps / naive)
+                  + overlapped.summary)
+        }
+        let tracked = try analyzeRate(clips.cap, model: model, parallel: true)
+        let empty = try analyzeRate(clips.noFace, model: model, parallel: true)
+        print(String(format: "  %dp: a frame without a face costs %.2f ms, a tracked frame %.2f ms (%.2fx)", width,
+                     1000 / empty.fps, 1000 / tracked.fps, tracked.fps / empty.fps))
+    }
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    print("peak resident memory: \(usage.ru_maxrss / 1024) MiB")
+}
