@@ -9,13 +9,14 @@ public enum AnalyzeCommand {
     public static let spec = CommandSpec(
         name: "analyze",
         overview: "Judge recorded selfie videos: blink and head-turn challenge, autoshot and snapshot, a report per input.",
-        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--annotate-failed] [--plot] [--force] [--shard <i/n|auto>] [--sign-key <file>]",
+        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--allow-weaker-policy] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--annotate-failed] [--plot] [--force] [--shard <i/n|auto>] [--sign-key <file>]",
         arguments: [("<input>...", "Videos or images, or directories of them.")],
         options: [
             .option("--output", "DIR", "Where the per-input folders go (default: liveness-out)."),
             .flag("--json", "Print each report as one JSON line instead of a human summary."),
             .option("--trace", "FILE", "Also write the per-frame trace (.csv or .jsonl); in a batch, this name in each folder."),
             .option("--policy", "FILE", "A JSON policy file (absent keys keep the defaults)."),
+            .flag("--allow-weaker-policy", "Accept a policy weaker than the spec on a security threshold (marked in the report)."),
             .option("--seed", "N", "Seed of the challenge order (default 1)."),
             .option("--motion", "FILE", "Device-motion samples recorded with the video (one input only)."),
             .flag("--no-video-rotation", "Do not estimate device rotation from the background."),
@@ -38,7 +39,7 @@ public enum AnalyzeCommand {
         var inputs = InputList(parsed.positionals)
         let jobs: Int
         do {
-            options.policy = try PolicyFile.load(parsed.value("--policy"))
+            options.policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
             options.seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
             options.tracePath = parsed.value("--trace")
             options.motionPath = parsed.value("--motion")

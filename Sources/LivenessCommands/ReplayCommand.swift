@@ -8,11 +8,12 @@ public enum ReplayCommand {
     public static let spec = CommandSpec(
         name: "replay",
         overview: "Judge a face-tracking trace (this engine's CSV or JSONL, or arkit-trace/1) without video.",
-        usage: "<trace> [--json] [--policy <file>] [--seed <n>] [--output <file>]",
+        usage: "<trace> [--json] [--policy <file>] [--allow-weaker-policy] [--seed <n>] [--output <file>]",
         arguments: [("<trace>", "A trace written by 'liveness trace' (CSV or JSONL) or an arkit-trace/1 file.")],
         options: [
             .flag("--json", "Print the full report (liveness-report/1) as JSON instead of one line."),
             .option("--policy", "FILE", "A JSON policy file (absent keys keep the defaults)."),
+            .flag("--allow-weaker-policy", "Accept a policy weaker than the spec on a security threshold (marked in the report)."),
             .option("--seed", "N", "Seed of the challenge order (default 1, as for 'trace')."),
             .option("--output", "FILE", "Write the summary or report to FILE instead of standard output."),
         ],
@@ -24,7 +25,7 @@ public enum ReplayCommand {
         let begun = spec.begin(arguments, console: console)
         guard let parsed = begun.parsed else { return begun.exitCode }
         do {
-            let policy = try PolicyFile.load(parsed.value("--policy"))
+            let policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
             let seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
             let path = parsed.positionals[0]
             let clock = ContinuousClock()

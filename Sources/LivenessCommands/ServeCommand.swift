@@ -13,7 +13,7 @@ public enum ServeCommand {
     public static let spec = CommandSpec(
         name: "serve",
         overview: "Serve the streaming API: sessions, a WebSocket frame stream, results, uploads (docs/stream-protocol.md).",
-        usage: "[--host <addr>] [--port <n>] [--token-file <file>] [--tls-cert <file> --tls-key <file>] [--max-sessions <n>] [--workers <n>] [--policy <file>] [--demo]",
+        usage: "[--host <addr>] [--port <n>] [--token-file <file>] [--tls-cert <file> --tls-key <file>] [--max-sessions <n>] [--workers <n>] [--policy <file>] [--allow-weaker-policy] [--demo]",
         arguments: [],
         options: [
             .option("--host", "ADDR", "Address to bind (default 127.0.0.1; any other needs --token-file)."),
@@ -24,6 +24,7 @@ public enum ServeCommand {
             .option("--max-sessions", "N", "Sessions created or streaming at once (default 16)."),
             .option("--workers", "N", "Frame worker threads (default: the number of cores)."),
             .option("--policy", "FILE", "The policy sessions are judged with (JSON; absent keys keep the defaults)."),
+            .flag("--allow-weaker-policy", "Accept a policy weaker than the spec on a security threshold (marked in the report)."),
             .flag("--demo", "Let the hosted page at / create its own sessions (POST /demo/sessions; loopback only)."),
         ],
         positionalCount: 0...0)
@@ -40,7 +41,7 @@ public enum ServeCommand {
             configuration.tlsCertificatePath = parsed.value("--tls-cert")
             configuration.tlsKeyPath = parsed.value("--tls-key")
             configuration.demo = parsed.has("--demo")
-            configuration.policy = try PolicyFile.load(parsed.value("--policy"))
+            configuration.policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
             if let file = parsed.value("--token-file") { configuration.apiToken = try ServiceConfiguration.readToken(path: file) }
         } catch let error as UsageError {
             return console.usageError(error, spec: spec)

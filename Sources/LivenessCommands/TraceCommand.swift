@@ -8,13 +8,14 @@ public enum TraceCommand {
     public static let spec = CommandSpec(
         name: "trace",
         overview: "Write the face-tracking observations of a video or image, one record per frame.",
-        usage: "<input> [--format csv|jsonl] [--output <file>] [--landmarks] [--policy <file>] [--seed <n>] [--motion <file>]",
+        usage: "<input> [--format csv|jsonl] [--output <file>] [--landmarks] [--policy <file>] [--allow-weaker-policy] [--seed <n>] [--motion <file>]",
         arguments: [("<input>", "A video (MP4, MOV, AVI, ...) or an image (JPEG, PNG).")],
         options: [
             .option("--format", "FORMAT", "csv (default) or jsonl."),
             .option("--output", "FILE", "Write the trace to FILE instead of standard output."),
             .flag("--landmarks", "Also write the 68 landmarks of each frame."),
             .option("--policy", "FILE", "A JSON policy file (absent keys keep the defaults)."),
+            .flag("--allow-weaker-policy", "Accept a policy weaker than the spec on a security threshold (marked in the report)."),
             .option("--seed", "N", "Seed of the challenge order (default 1)."),
             .option("--motion", "FILE", "Device-motion samples recorded with the video (docs/motion-format.md)."),
             .flag("--no-video-rotation", "Do not estimate device rotation from the background."),
@@ -30,7 +31,7 @@ public enum TraceCommand {
             guard let format = TraceFormat(rawValue: parsed.value("--format") ?? "csv") else {
                 throw UsageError("--format must be csv or jsonl, not '\(parsed.value("--format")!)'")
             }
-            let policy = try PolicyFile.load(parsed.value("--policy"))
+            let policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
             let seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
             let input = parsed.positionals[0]
             let source = try FrameSource(path: input)

@@ -81,8 +81,9 @@ public struct LivenessMachine: Sendable {
     /// Observes one frame.
     ///
     /// - Throws: `LivenessError.nonIncreasingTimestamp` when the timestamp does not exceed the
-    ///   previous accepted frame's, `LivenessError.nonFiniteValue` for NaN/infinite numbers. A
-    ///   rejected frame changes nothing.
+    ///   previous accepted frame's, `LivenessError.timestampOutOfRange` beyond
+    ///   ±`timestampLimitMicroseconds`, `LivenessError.nonFiniteValue` for NaN/infinite numbers.
+    ///   A rejected frame changes nothing.
     /// - Returns: the frame's assessment and the events it caused (none after the verdict).
     public mutating func observe(_ o: Observation) throws -> LivenessStep {
         try validate(o)
@@ -255,7 +256,14 @@ public struct LivenessMachine: Sendable {
 
     // MARK: - Helpers
 
+    /// The largest timestamp magnitude the machine accepts, in microseconds (2⁶⁰ µs, about
+    /// 36 000 years): with policy durations saturated at 2⁶¹ µs no time arithmetic can overflow.
+    public static let timestampLimitMicroseconds: Int64 = 1 << 60
+
     private func validate(_ o: Observation) throws {
+        guard (-Self.timestampLimitMicroseconds...Self.timestampLimitMicroseconds).contains(o.timestampMicroseconds) else {
+            throw LivenessError.timestampOutOfRange(frameIndex: o.frameIndex, timestampMicroseconds: o.timestampMicroseconds)
+        }
         if let last = lastTimestamp, o.timestampMicroseconds <= last {
             throw LivenessError.nonIncreasingTimestamp(
                 frameIndex: o.frameIndex, timestampMicroseconds: o.timestampMicroseconds, previousMicroseconds: last)

@@ -145,7 +145,19 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
 }
 
 /// Converts seconds to whole microseconds (rounded to nearest), the machine's time unit.
+///
+/// Saturating, so that no policy value a caller can construct traps: the result is clamped to
+/// ±`maximumDurationMicroseconds` (about 73 000 years) and NaN gives 0. With timestamps limited
+/// to ±`LivenessMachine.timestampLimitMicroseconds`, sums and differences of the two never
+/// overflow `Int64`.
 @inline(__always)
 func microseconds(_ seconds: Double) -> Int64 {
-    Int64((seconds * 1_000_000).rounded())
+    let micros = (seconds * 1_000_000).rounded()
+    guard !micros.isNaN else { return 0 }
+    if micros >= Double(maximumDurationMicroseconds) { return maximumDurationMicroseconds }
+    if micros <= -Double(maximumDurationMicroseconds) { return -maximumDurationMicroseconds }
+    return Int64(micros)
 }
+
+/// The largest duration the machine computes with, in microseconds (2⁶¹ µs ≈ 73 000 years).
+let maximumDurationMicroseconds: Int64 = 1 << 61

@@ -199,24 +199,6 @@ final class AnalyzeOutputsTests: XCTestCase {
         XCTAssertTrue(replay.printed.contains("failed: inputEnded"), replay.printed)
     }
 
-    func testASidecarThatStopsEarlyLeavesTheRestUnknownWithAWarning() throws {
-        let video = try Fixtures.generated("cases/camera-pan-20dps/video.mp4")
-        let full = try String(contentsOfFile: try Fixtures.generated("cases/camera-pan-20dps/motion.csv"), encoding: .utf8)
-        // Keep the samples of the first second only.
-        let lines = full.split(separator: "\n")
-        let kept = lines.prefix(1) + lines.dropFirst().filter { (Double($0.split(separator: ",")[0]) ?? 99) < 1.0 }
-        let dir = try Fixtures.temporaryDirectory(self)
-        let sidecar = dir.appendingPathComponent("motion.csv")
-        try kept.joined(separator: "\n").write(to: sidecar, atomically: true, encoding: .utf8)
-        let console = Console.capturing()
-        _ = LivenessCLI.run(["analyze", video, "--motion", sidecar.path, "--output", dir.path, "--json"], console: console)
-        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(console.printed.utf8)) as? [String: Any])
-        let warnings = try XCTUnwrap(json["warnings"] as? [String])
-        XCTAssertTrue(warnings.contains { $0.contains("no motion sample") }, "\(warnings)")
-        let frames = try XCTUnwrap(json["frames"] as? [String: Any])
-        XCTAssertGreaterThan(frames["rotationUnknown"] as! Int, 0)
-    }
-
     func testTheFullSidecarStopsTheTurnThatTheCameraMade() throws {
         let video = try Fixtures.generated("cases/camera-pan-20dps/video.mp4")
         let sidecar = try Fixtures.generated("cases/camera-pan-20dps/motion.csv")

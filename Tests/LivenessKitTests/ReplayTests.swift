@@ -505,7 +505,7 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertEqual(ReplayCommand.spec.help, """
             OVERVIEW: Judge a face-tracking trace (this engine's CSV or JSONL, or arkit-trace/1) without video.
 
-            USAGE: liveness replay <trace> [--json] [--policy <file>] [--seed <n>] [--output <file>]
+            USAGE: liveness replay <trace> [--json] [--policy <file>] [--allow-weaker-policy] [--seed <n>] [--output <file>]
 
             ARGUMENTS:
               <trace>                   A trace written by 'liveness trace' (CSV or JSONL) or an arkit-trace/1 file.
@@ -513,6 +513,7 @@ final class ReplayCommandTests: XCTestCase {
             OPTIONS:
               --json                    Print the full report (liveness-report/1) as JSON instead of one line.
               --policy <file>           A JSON policy file (absent keys keep the defaults).
+              --allow-weaker-policy     Accept a policy weaker than the spec on a security threshold (marked in the report).
               --seed <n>                Seed of the challenge order (default 1, as for 'trace').
               --output <file>           Write the summary or report to FILE instead of standard output.
               --help                    Show help information.

@@ -2,10 +2,13 @@
 /// than maintaining a tree at these sizes.
 enum OrderStatistics {
     /// The `p`-quantile (0…1) of `values` by linear interpolation between order statistics
-    /// (the "type 7" definition of R and NumPy's default). `values` must not be empty.
+    /// (the "type 7" definition of R and NumPy's default). `p` outside 0…1 is clamped, NaN is
+    /// taken as 0.5; an empty `values` gives NaN (never a trap: a policy window of a negative or
+    /// zero length can leave a window empty).
     static func quantile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
         let s = values.sorted()
-        let pos = min(max(p, 0), 1) * Double(s.count - 1)
+        let pos = (p.isNaN ? 0.5 : min(max(p, 0), 1)) * Double(s.count - 1)
         let lo = Int(pos.rounded(.down))
         let hi = min(lo + 1, s.count - 1)
         let f = pos - Double(lo)
@@ -31,9 +34,14 @@ struct TimedWindow<Value: Sendable & Equatable>: Sendable, Equatable {
         if samples.count > maxCount { samples.removeFirst(samples.count - maxCount) }
     }
 
-    /// Drops samples older than `now - age` (a sample exactly `age` old is kept).
+    /// Drops samples older than `now - age` (a sample exactly `age` old is kept). A negative
+    /// `age` is taken as 0 (only samples at `now` stay); differences saturate instead of trapping.
     mutating func drop(olderThan age: Int64, now: Int64) {
-        if let k = samples.firstIndex(where: { now - $0.t <= age }) {
+        let age = max(age, 0)
+        if let k = samples.firstIndex(where: { sample in
+            let (elapsed, overflow) = now.subtractingReportingOverflow(sample.t)
+            return overflow ? sample.t > now : elapsed <= age
+        }) {
             if k > 0 { samples.removeFirst(k) }
         } else {
             samples.removeAll()

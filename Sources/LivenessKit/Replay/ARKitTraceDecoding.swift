@@ -23,28 +23,24 @@ public struct ARKitTraceHeader: Sendable, Equatable {
 ///   when the header gives the image size, and is otherwise ignored.
 /// * `rotationRate` ([x, y, z] rad/s) → angular speed `‖rate‖ × 180/π` °/s from the `.sensor`;
 ///   absent or `null` → unknown.
+/// * Every number must lie in its `TraceRange` (docs/trace-formats.md, "Plausible values").
 /// * Keys not listed above are ignored.
 enum ARKitTraceDecoding {
     /// Parses the header object; throws when it is not `arkit-trace/1`.
     static func header(_ f: JSONFields) throws(FieldError) -> ARKitTraceHeader {
         let format = try f.text("format")
         guard format == ARKitTraceHeader.formatIdentifier else {
-            throw FieldError(message: "unsupported trace format '\(format ?? "")'; this reader knows '\(ARKitTraceHeader.formatIdentifier)'")
+            throw FieldError(message: "unsupported trace format '\(TraceReader.quoted(format ?? ""))'; this reader knows '\(ARKitTraceHeader.formatIdentifier)'")
         }
-        func size(_ name: String) throws(FieldError) -> Int? {
-            guard let v = try f.integer(name) else { return nil }
-            guard v > 0 else { throw FieldError(message: "key '\(name)' must be a positive number of pixels, not \(v)") }
-            return v
-        }
-        return ARKitTraceHeader(source: try f.text("source"), imageWidth: try size("imageWidth"),
-                                imageHeight: try size("imageHeight"))
+        return ARKitTraceHeader(source: try f.text("source"), imageWidth: try f.integer("imageWidth", in: .frameSize),
+                                imageHeight: try f.integer("imageHeight", in: .frameSize))
     }
 
     /// The observation of one frame line (timestamps as written, not yet made relative).
     /// `droppedBox` is set when a `faceBox` was ignored for want of an image size.
     static func observation(_ f: JSONFields, index: Int, header: ARKitTraceHeader,
                             droppedBox: inout Bool) throws(FieldError) -> Observation {
-        let t = try f.requiredNumber("t")
+        let t = try f.requiredNumber("t", in: .time)
         guard let tracked = try f.bool("face") else { throw FieldError(message: "missing key 'face'") }
         var face: FaceObservation?
         if tracked {
@@ -53,12 +49,18 @@ enum ARKitTraceDecoding {
                 guard (0...1).contains(v) else { throw FieldError(message: "key '\(name)' must lie in 0...1, not \(v)") }
                 return v
             }
+            func check(_ values: [Double], _ name: String, _ ranges: [TraceRange]) throws(FieldError) -> [Double] {
+                for (v, range) in zip(values, ranges) { _ = try range.check(v, name, noun: "key") }
+                return values
+            }
             let left = try closure("eyeBlinkLeft")
             let right = try closure("eyeBlinkRight")
-            let yaw = try f.requiredNumber("yaw")
+            let yaw = try f.requiredNumber("yaw", in: .angle)
             guard let center = try f.numbers("faceCenter", count: 2) else { throw FieldError(message: "missing key 'faceCenter'") }
+            _ = try check(center, "faceCenter", [.normalisedPosition, .normalisedPosition])
             var box: FaceBox?
             if let b = try f.numbers("faceBox", count: 4) {
+                _ = try check(b, "faceBox", [.normalisedPosition, .normalisedPosition, .normalisedLength, .normalisedLength])
                 if let w = header.imageWidth, let h = header.imageHeight {
                     box = FaceBox(x: b[0] * Double(w), y: b[1] * Double(h), width: b[2] * Double(w), height: b[3] * Double(h))
                 } else {
@@ -66,11 +68,12 @@ enum ARKitTraceDecoding {
                 }
             }
             face = FaceObservation(centerX: center[0], centerY: center[1], eyes: .closure(left: left, right: right),
-                                   yawDegrees: yaw, pitchDegrees: try f.number("pitch"), rollDegrees: try f.number("roll"),
+                                   yawDegrees: yaw, pitchDegrees: try f.number("pitch", in: .angle), rollDegrees: try f.number("roll", in: .angle),
                                    box: box, yawIsFiltered: true)
         }
         var rotation = DeviceRotation.unknown
         if let rate = try f.numbers("rotationRate", count: 3) {
+            for v in rate { _ = try TraceRange.radiansPerSecond.check(v, "rotationRate", noun: "key") }
             let norm = (rate[0] * rate[0] + rate[1] * rate[1] + rate[2] * rate[2]).squareRoot()
             rotation = DeviceRotation(degreesPerSecond: norm * 180 / Double.pi, source: .sensor)
         }

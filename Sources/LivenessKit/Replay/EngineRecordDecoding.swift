@@ -11,6 +11,7 @@ import LivenessCore
 /// * `faces` → `faceCount` (default 1 with a face, else 0).
 /// * `device_rotation_dps` (°/s) with `rotation_source`; both absent → unknown.
 /// * `frame_width`/`frame_height` (pixels) when present.
+/// * Every number must lie in its `TraceRange` (docs/trace-formats.md, "Plausible values").
 ///
 /// The core-derived columns (`eye_closure_*`, `relative_yaw_degrees`, `credited`, `phase`, ...)
 /// are the machine's output, not its input, and are not read; nor are landmarks.
@@ -21,22 +22,22 @@ enum EngineRecordDecoding {
 
     /// The observation of one record (timestamps as written, not yet made relative).
     static func observation(_ f: some TraceFields) throws(FieldError) -> Observation {
-        let frame = try f.requiredInteger("frame")
-        guard frame >= 0 else { throw FieldError(message: "\(f.noun) 'frame' must not be negative, not \(frame)") }
-        let seconds = try f.requiredNumber("seconds")
+        guard let frame = try f.integer("frame", in: .frameIndex) else { throw FieldError(message: "missing \(f.noun) 'frame'") }
+        let seconds = try f.requiredNumber("seconds", in: .time)
         let tracked = try f.requiredFlag("face")
         var face: FaceObservation?
         if tracked {
             face = FaceObservation(
-                centerX: try f.requiredNumber("face_center_x"), centerY: try f.requiredNumber("face_center_y"),
-                eyes: .aspectRatio(left: try f.requiredNumber("ear_left"), right: try f.requiredNumber("ear_right")),
-                yawDegrees: try f.requiredNumber("yaw_degrees"),
-                lineOfSightYawDegrees: try f.number("line_of_sight_yaw_degrees"),
-                pitchDegrees: try f.number("pitch_degrees"), rollDegrees: try f.number("roll_degrees"),
-                box: try box(f), eyeDistancePixels: try f.number("eye_distance_px"))
+                centerX: try f.requiredNumber("face_center_x", in: .normalisedPosition),
+                centerY: try f.requiredNumber("face_center_y", in: .normalisedPosition),
+                eyes: .aspectRatio(left: try f.requiredNumber("ear_left", in: .eyeAspectRatio),
+                                   right: try f.requiredNumber("ear_right", in: .eyeAspectRatio)),
+                yawDegrees: try f.requiredNumber("yaw_degrees", in: .angle),
+                lineOfSightYawDegrees: try f.number("line_of_sight_yaw_degrees", in: .angle),
+                pitchDegrees: try f.number("pitch_degrees", in: .angle), rollDegrees: try f.number("roll_degrees", in: .angle),
+                box: try box(f), eyeDistancePixels: try f.number("eye_distance_px", in: .pixelLength))
         }
-        let faces = try f.integer("faces")
-        if let faces, faces < 0 { throw FieldError(message: "\(f.noun) 'faces' must not be negative, not \(faces)") }
+        let faces = try f.integer("faces", in: .faceCount)
         return Observation(
             frameIndex: frame, timestampMicroseconds: try TraceTime.microseconds(seconds: seconds, field: "seconds"),
             face: face, faceCount: faces, deviceRotation: try rotation(f),
@@ -45,8 +46,9 @@ enum EngineRecordDecoding {
 
     private static func box(_ f: some TraceFields) throws(FieldError) -> FaceBox? {
         let names = ["box_x", "box_y", "box_w", "box_h"]
+        let ranges: [TraceRange] = [.pixelPosition, .pixelPosition, .pixelLength, .pixelLength]
         var values: [Double] = []
-        for name in names { if let v = try f.number(name) { values.append(v) } }
+        for (name, range) in zip(names, ranges) { if let v = try f.number(name, in: range) { values.append(v) } }
         if values.isEmpty { return nil }
         guard values.count == 4 else {
             throw FieldError(message: "the face box needs all of \(names.joined(separator: ", ")) or none")
@@ -55,21 +57,19 @@ enum EngineRecordDecoding {
     }
 
     private static func rotation(_ f: some TraceFields) throws(FieldError) -> DeviceRotation {
-        let dps = try f.number("device_rotation_dps")
+        let dps = try f.number("device_rotation_dps", in: .degreesPerSecond)
         guard let name = try f.text("rotation_source") else {
             if dps != nil { throw FieldError(message: "'device_rotation_dps' is given without 'rotation_source'") }
             return .unknown
         }
         guard let source = RotationSource(rawValue: name) else {
-            throw FieldError(message: "\(f.noun) 'rotation_source' must be sensor, video or unknown, not '\(name)'")
+            throw FieldError(message: "\(f.noun) 'rotation_source' must be sensor, video or unknown, not '\(TraceReader.quoted(name))'")
         }
         return DeviceRotation(degreesPerSecond: dps, source: source)
     }
 
     private static func size(_ f: some TraceFields, _ name: String) throws(FieldError) -> Int? {
-        guard let v = try f.integer(name) else { return nil }
-        guard v > 0 else { throw FieldError(message: "\(f.noun) '\(name)' must be a positive number of pixels, not \(v)") }
-        return v
+        try f.integer(name, in: .frameSize)
     }
 }
 

@@ -60,7 +60,9 @@ struct CSVRow: TraceFields {
 
     func number(_ name: String) throws(FieldError) -> Double? {
         guard let f = raw(name) else { return nil }
-        guard let v = Double(f) else { throw FieldError(message: "column '\(name)' is not a number: '\(f)'") }
+        guard let v = Double(f), v.isFinite else {
+            throw FieldError(message: "column '\(name)' is not a number: '\(TraceReader.quoted(String(f)))'")
+        }
         return v
     }
 
@@ -71,7 +73,7 @@ struct CSVRow: TraceFields {
         switch f {
         case "1", "true": return true
         case "0", "false": return false
-        default: throw FieldError(message: "column '\(name)' must be 1 or 0, not '\(f)'")
+        default: throw FieldError(message: "column '\(name)' must be 1 or 0, not '\(TraceReader.quoted(String(f)))'")
         }
     }
 }

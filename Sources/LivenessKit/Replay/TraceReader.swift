@@ -27,16 +27,29 @@ public struct TraceFrame: Sendable, Equatable {
 /// **Format detection** from the first non-empty line: a JSON object with `"format"` is an
 /// `arkit-trace/1` header; a JSON object with `"frame"` is an engine JSONL record; anything else
 /// is taken as an engine CSV header. Empty and whitespace-only lines are skipped everywhere; a
-/// trailing `\r` is dropped.
+/// `\r` before the `\n` is dropped (CRLF files read like LF files).
+///
+/// **Limits**: a trace file may hold at most `maximumFileBytes` (64 MiB) and a line at most
+/// `maximumLineBytes` (64 KiB; a CSV line with landmarks is about 2 KiB). The file is read in
+/// constant memory, one line at a time.
+///
+/// **Plausible values**: every number read must lie in its field's range (`TraceRange`,
+/// docs/trace-formats.md): a face centre of 1e308, an EAR of −5 or a rotation of −1000 °/s is an
+/// error naming the line and the field, not an observation.
 ///
 /// **Time**: timestamps are made relative to the trace's first frame (its timestamp becomes 0),
 /// as `FaceObserver` does for videos, so reports count seconds from the first frame. Whether
 /// they increase is left to the state machine, which is the one place that rule lives.
 ///
-/// **Errors** (`TraceReadError`) name the file and the 1-based line: a line that is not JSON, not
-/// an object, has a missing key or column, a value of the wrong type, a bad number or the wrong
-/// number of CSV fields.
+/// **Errors** (`TraceReadError`) name the file and the 1-based line: a line that is not UTF-8 or
+/// not JSON, not an object, too long, has a missing key or column, a value of the wrong type, a
+/// bad or implausible number or the wrong number of CSV fields.
 public final class TraceReader {
+    /// The largest trace file read, in bytes (64 MiB).
+    public static let maximumFileBytes = 64 << 20
+    /// The longest line read, in bytes without its end (64 KiB).
+    public static let maximumLineBytes = 64 << 10
+
     /// The trace file's path (or the name given to in-memory text), used in messages.
     public let path: String
     /// The detected format.
@@ -48,57 +61,69 @@ public final class TraceReader {
     /// Frames returned so far.
     public private(set) var framesRead = 0
 
-    private let text: String
-    private let lines: [Substring]
-    private var cursor: Int
+    private var reader: LineReader
+    /// A line already read but not yet returned as a frame (the first record of a JSONL trace).
+    private var pending: (number: Int, text: String)?
     private let csvColumns: [String: Int]
     private let csvColumnCount: Int
     private var origin: Int64?
     private var droppedBox = false
 
     /// Opens and detects the trace at `path`.
-    /// - Throws: `TraceReadError` when the file cannot be read, is empty, is not UTF-8 text or its
-    ///   first line is not a valid header (CSV) or record (JSONL) or `arkit-trace/1` header.
+    /// - Throws: `TraceReadError` when the file does not exist, cannot be read, is larger than
+    ///   `maximumFileBytes`, is empty, or its first line is not UTF-8 or not a valid header (CSV)
+    ///   or record (JSONL) or `arkit-trace/1` header.
     public convenience init(path: String) throws(TraceReadError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw TraceReadError(path: path, line: nil, problem: exists ? "cannot read the file" : "no such file")
+        let reader: LineReader
+        do {
+            reader = try LineReader(path: path, maximumBytes: Self.maximumFileBytes, maximumLineBytes: Self.maximumLineBytes,
+                                    noun: "trace")
+        } catch {
+            throw TraceReadError(path: path, line: error.line, problem: error.problem == "no such trace" ? "no such file" : error.problem)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw TraceReadError(path: path, line: nil, problem: "not UTF-8 text; a trace is CSV or JSON Lines")
-        }
-        try self.init(text: text, path: path)
+        try self.init(reader: reader, path: path)
     }
 
-    /// Reads a trace held in memory; `path` names it in messages.
-    public init(text: String, path: String) throws(TraceReadError) {
-        self.path = path
-        self.text = text
-        lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? $0.dropLast() : $0
+    /// Reads a trace held in memory; `path` names it in messages. The same limits apply.
+    public convenience init(text: String, path: String) throws(TraceReadError) {
+        try self.init(bytes: Array(text.utf8), path: path)
+    }
+
+    /// Reads a trace held in memory as bytes (UTF-8 text); `path` names it in messages.
+    public convenience init(bytes: [UInt8], path: String) throws(TraceReadError) {
+        let reader: LineReader
+        do {
+            reader = try LineReader(bytes: bytes, maximumBytes: Self.maximumFileBytes, maximumLineBytes: Self.maximumLineBytes,
+                                    noun: "trace")
+        } catch {
+            throw TraceReadError(path: path, line: error.line, problem: error.problem)
         }
-        guard let first = lines.firstIndex(where: { !Self.isBlank($0) }) else {
+        try self.init(reader: reader, path: path)
+    }
+
+    private init(reader: LineReader, path: String) throws(TraceReadError) {
+        self.path = path
+        self.reader = reader
+        guard let (number, firstLine) = try Self.nextNonBlank(&self.reader, path: path) else {
             throw TraceReadError(path: path, line: nil, problem: "empty trace: no header and no frames")
         }
-        let firstLine = lines[first]
         var columns: [String: Int] = [:]
         var columnCount = 0
         var header: ARKitTraceHeader?
         if firstLine.drop(while: \.isWhitespace).hasPrefix("{") {
-            let members = try Self.object(firstLine, path: path, line: first + 1)
+            let members = try Self.object(firstLine, path: path, line: number)
             if members["format"] != nil {
                 do {
                     header = try ARKitTraceDecoding.header(JSONFields(members: members))
                 } catch {
-                    throw TraceReadError(path: path, line: first + 1, problem: error.message)
+                    throw TraceReadError(path: path, line: number, problem: error.message)
                 }
                 format = .arkit
-                cursor = first + 1
             } else if members["frame"] != nil {
                 format = .jsonl
-                cursor = first
+                pending = (number, firstLine)
             } else {
-                throw TraceReadError(path: path, line: first + 1, problem:
+                throw TraceReadError(path: path, line: number, problem:
                     "a JSON trace must start with an \(ARKitTraceHeader.formatIdentifier) header (key 'format') or an engine trace record (key 'frame')")
             }
         } else {
@@ -106,18 +131,17 @@ public final class TraceReader {
                 .map { String($0).trimmingCharacters(in: .whitespaces) }
             for (i, name) in names.enumerated() {
                 if columns[name] != nil {
-                    throw TraceReadError(path: path, line: first + 1, problem: "the CSV header names column '\(name)' twice")
+                    throw TraceReadError(path: path, line: number, problem: "the CSV header names column '\(Self.quoted(name))' twice")
                 }
                 columns[name] = i
             }
             let missing = EngineRecordDecoding.requiredColumns.filter { columns[$0] == nil }
             guard missing.isEmpty else {
-                throw TraceReadError(path: path, line: first + 1, problem:
+                throw TraceReadError(path: path, line: number, problem:
                     "not a trace: the first line is neither JSON nor a CSV header with the columns \(missing.map { "'\($0)'" }.joined(separator: ", "))")
             }
             columnCount = names.count
             format = .csv
-            cursor = first + 1
         }
         csvColumns = columns
         csvColumnCount = columnCount
@@ -127,11 +151,15 @@ public final class TraceReader {
     /// The next frame, or `nil` at the end of the trace.
     /// - Throws: `TraceReadError` naming the line when the record is malformed.
     public func next() throws(TraceReadError) -> TraceFrame? {
-        while cursor < lines.count, Self.isBlank(lines[cursor]) { cursor += 1 }
-        guard cursor < lines.count else { return nil }
-        let line = lines[cursor]
-        let number = cursor + 1
-        cursor += 1
+        let number: Int
+        let line: String
+        if let pending {
+            (number, line) = pending
+            self.pending = nil
+        } else {
+            guard let (n, text) = try Self.nextNonBlank(&reader, path: path) else { return nil }
+            (number, line) = (n, text)
+        }
         var observation: Observation
         do {
             switch format {
@@ -156,6 +184,7 @@ public final class TraceReader {
         } catch {
             throw TraceReadError(path: path, line: number, problem: "\(error)")
         }
+        // Times are bounded (TraceRange.seconds), so the difference cannot overflow.
         let origin = self.origin ?? observation.timestampMicroseconds
         self.origin = origin
         observation.timestampMicroseconds -= origin
@@ -173,12 +202,32 @@ public final class TraceReader {
     private static let droppedBoxWarning =
         "faceBox values were ignored: the header gives no imageWidth/imageHeight to turn them into pixels"
 
-    private static func isBlank(_ line: Substring) -> Bool { line.allSatisfy(\.isWhitespace) }
+    /// The next line that is not blank, decoded, with its 1-based number; `nil` at the end.
+    private static func nextNonBlank(_ reader: inout LineReader, path: String) throws(TraceReadError) -> (Int, String)? {
+        while true {
+            let bytes: ArraySlice<UInt8>?
+            do {
+                bytes = try reader.next()
+            } catch {
+                throw TraceReadError(path: path, line: error.line, problem: error.problem)
+            }
+            guard let bytes else { return nil }
+            guard let text = LineReader.text(bytes) else {
+                throw TraceReadError(path: path, line: reader.lineNumber, problem: "not UTF-8 text; a trace is CSV or JSON Lines")
+            }
+            if !text.allSatisfy(\.isWhitespace) { return (reader.lineNumber, text) }
+        }
+    }
 
-    private static func object(_ line: Substring, path: String, line number: Int) throws(TraceReadError) -> [String: JSONValue] {
+    /// `text` cut to 40 characters for a message.
+    static func quoted(_ text: String) -> String {
+        text.count <= 40 ? text : String(text.prefix(40)) + "…"
+    }
+
+    private static func object(_ line: String, path: String, line number: Int) throws(TraceReadError) -> [String: JSONValue] {
         let value: JSONValue
         do {
-            value = try JSONValue.parse(line)
+            value = try JSONValue.parse(Substring(line))
         } catch {
             throw TraceReadError(path: path, line: number, problem: error.message)
         }

@@ -40,6 +40,12 @@ public struct LivenessReport: Sendable, Equatable, Codable {
     /// The problem that made the input unusable (verdict `invalidInput`): the file and what is
     /// wrong with it, in the engine's words; `nil` (JSON `null`) otherwise.
     public var error: String?
+    /// The security thresholds of `policy` set weaker than the spec (or, for the signal
+    /// conditioning, than the measured defaults), by key in the order of
+    /// `LivenessPolicy.bounds`; empty for a policy at least as strict. A front end accepts such
+    /// a policy only when asked to (`--allow-weaker-policy`). Derived from `policy`, so it is
+    /// written with every report and recomputed when one is decoded.
+    public var policyWeakerThanSpec: [String] { policy.weakerThanSpec.map(\.key) }
 
     /// The software that produced the report.
     public struct Engine: Sendable, Equatable, Codable {
@@ -195,6 +201,12 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         case error
     }
 
+    /// Keys added to `liveness-report/1` after its first version: written, not needed to decode
+    /// (reports written before them still decode).
+    private enum AddedKeys: String, CodingKey {
+        case policyWeakerThanSpec
+    }
+
     /// Encodes every key; a missing autoshot or snapshot as `null`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -212,5 +224,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         try c.encode(timing, forKey: .timing)
         try c.encode(warnings, forKey: .warnings)
         try c.encodeOrNull(error, forKey: .error)
+        var added = encoder.container(keyedBy: AddedKeys.self)
+        try added.encode(policyWeakerThanSpec, forKey: .policyWeakerThanSpec)
     }
 }

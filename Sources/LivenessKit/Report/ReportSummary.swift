@@ -10,7 +10,9 @@ extension LivenessReport {
     ///     failed: noFace after 5.00 s
     ///
     /// Credited actions are listed in time order; on a failure the missing ones are named, unless
-    /// neither was credited.
+    /// neither was credited. A policy weaker than the spec is named at the end:
+    ///
+    ///     passed in 1.24 s (blink at 0.80 s, turn right at 1.24 s) [policy weaker than the spec: blinkClosureThreshold]
     public var summary: String {
         var parts: [(seconds: Double, text: String)] = []
         if actions.blink.credited, let s = actions.blink.seconds {
@@ -32,7 +34,9 @@ extension LivenessReport {
                 if !actions.turnHead.credited { details.append("no head turn") }
             }
         }
-        return details.isEmpty ? head : "\(head) (\(details.joined(separator: ", ")))"
+        let line = details.isEmpty ? head : "\(head) (\(details.joined(separator: ", ")))"
+        let weaker = policyWeakerThanSpec
+        return weaker.isEmpty ? line : "\(line) [policy weaker than the spec: \(weaker.joined(separator: ", "))]"
     }
 
     /// `s` seconds as "1.20 s".

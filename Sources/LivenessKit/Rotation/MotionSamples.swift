@@ -20,93 +20,189 @@ public struct MotionSamples: Sendable, Equatable {
         }
     }
 
+    /// The largest motion file read, in bytes (16 MiB: about 7 minutes of samples at 1 kHz, over
+    /// an hour at 100 Hz; a session lasts at most 22.8 s).
+    public static let maximumFileBytes = 16 << 20
+    /// The longest line read, in bytes without its end (a sample line is under 100 bytes).
+    public static let maximumLineBytes = 4 << 10
+    /// Plausible timestamps, seconds on the video's clock: |t| ≤ 10¹⁰.
+    public static let timeRange: ClosedRange<Double> = -1e10...1e10
+    /// Plausible rotation rates per axis, rad/s: a phone gyroscope's full scale is 35–70 rad/s.
+    public static let rateRange: ClosedRange<Double> = -100...100
+
     /// The samples, strictly increasing in time.
     public var samples: [Sample]
+    /// The file the samples were read from, for messages; `nil` for samples made in memory.
+    public var path: String?
 
-    public init(samples: [Sample]) { self.samples = samples }
+    public init(samples: [Sample], path: String? = nil) {
+        self.samples = samples
+        self.path = path
+    }
 
     /// Reads a CSV file (header naming `t`, `x`, `y`, `z`, in any order; `seconds`/`timestamp`
     /// for `t`, `rx`/`ry`/`rz` accepted) or a JSON Lines file (`{"t": 0.01, "rotationRate": [x, y, z]}`
-    /// or `{"t":…, "x":…, "y":…, "z":…}`). Errors name the file and line.
+    /// or `{"t":…, "x":…, "y":…, "z":…}`), LF or CRLF, in constant memory beyond the samples.
+    ///
+    /// - Throws: `InputError` naming the file (and the line, as `FILE:LINE`) for a missing,
+    ///   unreadable or oversized file (`maximumFileBytes`), an overlong line, a missing column,
+    ///   a field that is not a finite number or lies outside `timeRange`/`rateRange`, a timestamp
+    ///   that does not increase, or a file without any sample. Quoted text is cut to 40 characters.
     public static func load(_ path: String) throws(InputError) -> MotionSamples {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(path: path, problem: FileManager.default.fileExists(atPath: path)
-                ? "cannot read the motion file" : "no such motion file")
+        var reader: LineReader
+        do {
+            reader = try LineReader(path: path, maximumBytes: maximumFileBytes, maximumLineBytes: maximumLineBytes, noun: "motion file")
+        } catch {
+            throw InputError(path: error.line.map { "\(path):\($0)" } ?? path, problem: error.problem)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw InputError(path: path, problem: "the motion file is not UTF-8 text")
+        return try parse(&reader, path: path)
+    }
+
+    /// Parses motion samples held in memory (the contents of a motion file); `path` names them.
+    public static func parse(_ bytes: [UInt8], path: String) throws(InputError) -> MotionSamples {
+        var reader: LineReader
+        do {
+            reader = try LineReader(bytes: bytes, maximumBytes: maximumFileBytes, maximumLineBytes: maximumLineBytes, noun: "motion file")
+        } catch {
+            throw InputError(path: path, problem: error.problem)
         }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        guard let first = lines.firstIndex(where: { !$0.isEmpty }) else {
-            throw InputError(path: path, problem: "the motion file is empty")
-        }
-        let samples = lines[first].hasPrefix("{")
-            ? try parseJSONLines(lines, path: path)
-            : try parseCSV(lines, header: first, path: path)
+        return try parse(&reader, path: path)
+    }
+
+    private static func parse(_ reader: inout LineReader, path: String) throws(InputError) -> MotionSamples {
+        var format: Format?
+        var samples: [Sample] = []
         var previous = -Double.infinity
-        for (line, sample) in samples {
+        while true {
+            let bytes: ArraySlice<UInt8>?
+            do {
+                bytes = try reader.next()
+            } catch {
+                throw InputError(path: error.line.map { "\(path):\($0)" } ?? path, problem: error.problem)
+            }
+            guard let bytes else { break }
+            let line = reader.lineNumber
+            let at = "\(path):\(line)"
+            guard let raw = LineReader.text(bytes) else { throw InputError(path: at, problem: "not UTF-8 text") }
+            let text = raw.trimmingCharacters(in: .whitespaces)
+            if text.isEmpty { continue }
+            let sample: Sample
+            switch format {
+            case nil:
+                if text.hasPrefix("{") {
+                    format = .jsonLines
+                    sample = try jsonSample(text, at)
+                } else {
+                    format = .csv(try CSVColumns(header: text, at: at))
+                    continue
+                }
+            case .jsonLines?:
+                sample = try jsonSample(text, at)
+            case let .csv(columns)?:
+                if text.hasPrefix("#") { continue }
+                sample = try columns.sample(text, at)
+            }
             guard sample.seconds > previous else {
-                throw InputError(path: "\(path):\(line)", problem: "timestamp \(sample.seconds) s does not increase (previous \(previous) s)")
+                throw InputError(path: at, problem: "timestamp \(sample.seconds) s does not increase (previous \(previous) s)")
             }
             previous = sample.seconds
+            samples.append(sample)
         }
-        return MotionSamples(samples: samples.map(\.1))
+        guard format != nil else { throw InputError(path: path, problem: "the motion file is empty") }
+        guard !samples.isEmpty else { throw InputError(path: path, problem: "the motion file has a header but no samples") }
+        return MotionSamples(samples: samples, path: path)
     }
 
-    private static func number(_ text: Substring, _ what: String, _ path: String, _ line: Int) throws(InputError) -> Double {
-        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
-            throw InputError(path: "\(path):\(line)", problem: "\(what) '\(text)' is not a finite number")
-        }
-        return value
+    private enum Format {
+        case csv(CSVColumns)
+        case jsonLines
     }
 
-    private static func parseCSV(_ lines: [String], header: Int, path: String) throws(InputError) -> [(Int, Sample)] {
-        let names = lines[header].lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        func column(_ candidates: [String]) throws(InputError) -> Int {
-            guard let index = names.firstIndex(where: { candidates.contains($0) }) else {
-                throw InputError(path: "\(path):\(header + 1)", problem: "the CSV header needs a column named \(candidates[0]) (header: \(lines[header]))")
+    /// The positions of t, x, y, z in a CSV header.
+    private struct CSVColumns {
+        let count: Int
+        let t: Int, x: Int, y: Int, z: Int
+
+        init(header: String, at: String) throws(InputError) {
+            let names = header.lowercased().split(separator: ",", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            func column(_ candidates: [String]) throws(InputError) -> Int {
+                guard let index = names.firstIndex(where: { candidates.contains($0) }) else {
+                    throw InputError(path: at, problem: "the CSV header needs a column named \(candidates[0]) (header: '\(MotionSamples.quoted(header))')")
+                }
+                return index
             }
-            return index
+            count = names.count
+            t = try column(["t", "seconds", "timestamp"])
+            x = try column(["x", "rx", "rotation_rate_x"])
+            y = try column(["y", "ry", "rotation_rate_y"])
+            z = try column(["z", "rz", "rotation_rate_z"])
         }
-        let t = try column(["t", "seconds", "timestamp"]), x = try column(["x", "rx", "rotation_rate_x"])
-        let y = try column(["y", "ry", "rotation_rate_y"]), z = try column(["z", "rz", "rotation_rate_z"])
-        var result: [(Int, Sample)] = []
-        for index in (header + 1)..<lines.count where !lines[index].isEmpty && !lines[index].hasPrefix("#") {
-            let fields = lines[index].split(separator: ",", omittingEmptySubsequences: false)
-            guard fields.count == names.count else {
-                throw InputError(path: "\(path):\(index + 1)", problem: "\(fields.count) fields, the header has \(names.count)")
+
+        func sample(_ text: String, _ at: String) throws(InputError) -> Sample {
+            let fields = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count == count else {
+                throw InputError(path: at, problem: "\(fields.count) fields, the header has \(count)")
             }
-            let line = index + 1
-            result.append((line, Sample(seconds: try number(fields[t], "t", path, line), x: try number(fields[x], "x", path, line),
-                                        y: try number(fields[y], "y", path, line), z: try number(fields[z], "z", path, line))))
+            func number(_ i: Int, _ what: String) throws(InputError) -> Double {
+                let field = fields[i].trimmingCharacters(in: .whitespaces)
+                guard let value = Double(field), value.isFinite else {
+                    throw InputError(path: at, problem: "\(what) '\(MotionSamples.quoted(field))' is not a finite number")
+                }
+                return value
+            }
+            return try MotionSamples.checked(Sample(seconds: try number(t, "t"), x: try number(x, "x"), y: try number(y, "y"), z: try number(z, "z")), at)
         }
-        return result
     }
 
-    private static func parseJSONLines(_ lines: [String], path: String) throws(InputError) -> [(Int, Sample)] {
-        var result: [(Int, Sample)] = []
-        for (index, text) in lines.enumerated() where !text.isEmpty {
-            let line = index + 1
-            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
-                throw InputError(path: "\(path):\(line)", problem: "not a JSON object")
-            }
-            func value(_ key: String) -> Double? { (object[key] as? NSNumber)?.doubleValue }
-            guard let t = value("t") ?? value("seconds") ?? value("timestamp"), t.isFinite else {
-                throw InputError(path: "\(path):\(line)", problem: "missing number \"t\"")
-            }
-            let rate: [Double]
-            if let list = object["rotationRate"] as? [NSNumber], list.count == 3 {
-                rate = list.map(\.doubleValue)
-            } else if let x = value("x"), let y = value("y"), let z = value("z") {
-                rate = [x, y, z]
-            } else {
-                throw InputError(path: "\(path):\(line)", problem: "needs \"rotationRate\": [x, y, z] in rad/s")
-            }
-            guard rate.allSatisfy(\.isFinite) else { throw InputError(path: "\(path):\(line)", problem: "rotation rate is not finite") }
-            result.append((line, Sample(seconds: t, x: rate[0], y: rate[1], z: rate[2])))
+    private static func jsonSample(_ text: String, _ at: String) throws(InputError) -> Sample {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(Substring(text))
+        } catch {
+            throw InputError(path: at, problem: error.message)
         }
-        return result
+        guard case let .object(object) = value else {
+            throw InputError(path: at, problem: "expected a JSON object, found \(value.typeName)")
+        }
+        func number(_ key: String) -> Double? {
+            if case let .number(v)? = object[key] { return v }
+            return nil
+        }
+        guard let t = number("t") ?? number("seconds") ?? number("timestamp") else {
+            throw InputError(path: at, problem: "missing number \"t\"")
+        }
+        let rate: [Double]
+        if case let .array(items)? = object["rotationRate"] {
+            let numbers = items.compactMap { item -> Double? in
+                if case let .number(v) = item { return v }
+                return nil
+            }
+            guard numbers.count == 3, items.count == 3 else {
+                throw InputError(path: at, problem: "\"rotationRate\" must hold 3 numbers [x, y, z] in rad/s")
+            }
+            rate = numbers
+        } else if let x = number("x"), let y = number("y"), let z = number("z") {
+            rate = [x, y, z]
+        } else {
+            throw InputError(path: at, problem: "needs \"rotationRate\": [x, y, z] in rad/s")
+        }
+        return try checked(Sample(seconds: t, x: rate[0], y: rate[1], z: rate[2]), at)
+    }
+
+    /// `sample` when its time and rates are plausible.
+    private static func checked(_ sample: Sample, _ at: String) throws(InputError) -> Sample {
+        guard timeRange.contains(sample.seconds) else {
+            throw InputError(path: at, problem: "t \(sample.seconds) s is outside the plausible range ±1e10 s")
+        }
+        for (axis, v) in [("x", sample.x), ("y", sample.y), ("z", sample.z)] where !rateRange.contains(v) {
+            throw InputError(path: at, problem: "\(axis) \(v) rad/s is outside the plausible range ±100 rad/s of a gyroscope")
+        }
+        return sample
+    }
+
+    /// `text` cut to 40 characters for a message.
+    private static func quoted(_ text: String) -> String {
+        text.count <= 40 ? text : String(text.prefix(40)) + "…"
     }
 }
