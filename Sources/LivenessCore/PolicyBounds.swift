@@ -54,11 +54,16 @@ public struct PolicyBound: Sendable {
     public var reference: Double { read(LivenessPolicy()) }
 
     /// Whether `value` is a security weakening of this key relative to `reference`.
-    public func isWeaker(_ value: Double) -> Bool {
-        if let weakerAt, value == weakerAt { return true }
+    public func isWeaker(_ value: Double) -> Bool { isWeaker(value, than: reference) }
+
+    /// Whether `value` is a security weakening of this key relative to `other` (a session's
+    /// policy, say): further in the weaker direction, or the value that disables the rule when
+    /// `other` does not.
+    public func isWeaker(_ value: Double, than other: Double) -> Bool {
+        if let weakerAt, value == weakerAt { return other != weakerAt }
         switch weaker {
-        case .below?: return value < reference
-        case .above?: return value > reference
+        case .below?: return value < other
+        case .above?: return value > other
         case nil: return false
         }
     }

@@ -223,7 +223,7 @@ final class ServiceTests: XCTestCase {
         let server = try server()
         let (id, token) = try session(server)
         let address = try address(server)
-        XCTAssertThrowsError(try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: "0" + token.dropFirst()))
+        XCTAssertThrowsError(try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: (token.first == "0" ? "1" : "0") + token.dropFirst()))
         XCTAssertThrowsError(try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: nil))
         XCTAssertThrowsError(try WebSocketConnection(address: address, path: "/v1/sessions/nosuch/stream", token: token))
         // The right token, in the Authorization header this time.
