@@ -1,6 +1,7 @@
 import Dispatch
 import FaceTracking
 import Foundation
+import LivenessEvidence
 import LivenessKit
 import LivenessService
 
@@ -13,7 +14,7 @@ public enum ServeCommand {
     public static let spec = CommandSpec(
         name: "serve",
         overview: "Serve the streaming API: sessions, a WebSocket frame stream, results, uploads (docs/stream-protocol.md).",
-        usage: "[--host <addr>] [--port <n>] [--token-file <file>] [--tls-cert <file> --tls-key <file>] [--max-sessions <n>] [--workers <n>] [--policy <file>] [--allow-weaker-policy] [--demo]",
+        usage: "[--host <addr>] [--port <n>] [--token-file <file>] [--tls-cert <file> --tls-key <file>] [--max-sessions <n>] [--workers <n>] [--policy <file>] [--allow-weaker-policy] [--sign-key <file>] [--demo]",
         arguments: [],
         options: [
             .option("--host", "ADDR", "Address to bind (default 127.0.0.1; any other needs --token-file)."),
@@ -25,6 +26,7 @@ public enum ServeCommand {
             .option("--workers", "N", "Frame worker threads (default: the number of cores)."),
             .option("--policy", "FILE", "The policy sessions are judged with (JSON; absent keys keep the defaults)."),
             .flag("--allow-weaker-policy", "Accept a policy weaker than the spec on a security threshold (marked in the report)."),
+            .option("--sign-key", "FILE", "Sign every session's report (GET /v1/sessions/{id}/report.sig) and signed uploads with this private key (liveness keygen)."),
             .flag("--demo", "Let the hosted page at / create its own sessions (POST /demo/sessions; loopback only)."),
         ],
         positionalCount: 0...0)
@@ -42,6 +44,7 @@ public enum ServeCommand {
             configuration.tlsKeyPath = parsed.value("--tls-key")
             configuration.demo = parsed.has("--demo")
             configuration.policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
+            if let path = parsed.value("--sign-key") { configuration.signingKey = try SigningKey.load(path: path) }
             if let file = parsed.value("--token-file") { configuration.apiToken = try ServiceConfiguration.readToken(path: file) }
         } catch let error as UsageError {
             return console.usageError(error, spec: spec)
@@ -58,6 +61,9 @@ public enum ServeCommand {
             return 2
         }
         console.out("liveness serve: listening on \(server.url) (\(configuration.workers) workers, up to \(configuration.limits.maxSessions) sessions\(configuration.apiToken == nil ? ", no API token: loopback only" : ""))")
+        if let key = configuration.signingKey {
+            console.out("liveness serve: signing reports with \(key.publicKey.fingerprint) (GET /v1/sessions/{id}/report.sig)")
+        }
         if configuration.demo {
             console.out("liveness serve: demo: open \(server.url)/ in a browser and press Verify (the page creates its own session)")
         }

@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessEvidence
 import LivenessKit
 
 /// An HTTP response, written by the event loop.
@@ -52,6 +53,11 @@ final class HTTPRoutes: @unchecked Sendable {
     var capabilityExtras: [String: Any] = [:]
     /// The hosted web flow: `GET /`, its assets, and with `--demo` the page's own sessions.
     let webFlow: WebFlow
+
+    /// Uploads analysed off the loop: the report, or its signature envelope.
+    static let uploadPath = "/v1/analyze"
+    static let signedUploadPath = "/v1/analyze/signed"
+    static let uploadPaths: Set<String> = [uploadPath, signedUploadPath]
 
     init(configuration: ServiceConfiguration, host: SessionHost, metrics: ServiceMetrics) {
         self.configuration = configuration
@@ -107,6 +113,21 @@ final class HTTPRoutes: @unchecked Sendable {
             }
             return HTTPResponse(status: 200, contentType: "application/json", body: [UInt8](data))
         }
+        if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && parts[3] == "report.sig" && get {
+            guard authorized(request) else { return unauthorized() }
+            let id = parts[2]
+            guard configuration.signingKey != nil else {
+                return .error(404, "notFound", "this service does not sign reports (start it with --sign-key)")
+            }
+            guard let result = host.result(id: id) else {
+                return .error(404, "notFound", "no session \(id) (unknown, or its result has expired)")
+            }
+            guard result.state == .finished else { return .json(202, ["id": id, "state": result.state.rawValue]) }
+            guard let signature = result.signature else {
+                return .error(500, "internal", "the report of session \(id) could not be signed")
+            }
+            return HTTPResponse(status: 200, contentType: "application/json", body: signature)
+        }
         if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && (parts[3] == "autoshot.jpg" || parts[3] == "snapshot.jpg") && get {
             guard authorized(request) else { return unauthorized() }
             let id = parts[2], still = parts[3]
@@ -115,7 +136,7 @@ final class HTTPRoutes: @unchecked Sendable {
             }
             return HTTPResponse(status: 200, contentType: "image/jpeg", body: jpeg)
         }
-        let known: [[String]] = [["healthz"], ["metrics"], ["v1", "capabilities"], ["v1", "sessions"], ["v1", "analyze"]]
+        let known: [[String]] = [["healthz"], ["metrics"], ["v1", "capabilities"], ["v1", "sessions"], ["v1", "analyze"], ["v1", "analyze", "signed"]]
         if known.contains(parts) || (parts.count >= 3 && parts[0] == "v1" && parts[1] == "sessions") {
             return .error(405, "methodNotAllowed", "\(request.method.rawValue) is not allowed on \(request.path)")
         }
@@ -186,6 +207,12 @@ final class HTTPRoutes: @unchecked Sendable {
                 "uploads": InputList.extensions.sorted(),
             ],
             "tls": configuration.usesTLS,
+            // Verifiers pin this key out of band; report.sig also names it, but is never trusted for it.
+            "signing": configuration.signingKey.map { key -> Any in [
+                "format": SignatureEnvelope.format, "algorithm": SignatureEnvelope.algorithm,
+                "publicKey": key.publicKey.base64, "fingerprint": key.publicKey.fingerprint,
+                "reportSignature": "/v1/sessions/{id}/report.sig", "signedUpload": HTTPRoutes.signedUploadPath,
+            ] } ?? NSNull(),
         ]
         for (key, value) in capabilityExtras { out[key] = value }
         return out

@@ -67,6 +67,8 @@ final class HostedSession {
     var report: LivenessReport?
     var autoshot: [UInt8]?
     var snapshot: [UInt8]?
+    /// `report.sig` of the report, when the service signs (docs/signing.md).
+    var signature: [UInt8]?
 
     init(id: String, token: [UInt8], policy: LivenessPolicy, seed: UInt64, now: ContinuousClock.Instant, expiresAt: Date) {
         self.id = id

@@ -59,8 +59,10 @@ public final class LivenessServer: @unchecked Sendable {
         }
         self.configuration = configuration
         host = SessionHost(model: model, limits: configuration.limits, metrics: metrics)
+        host.signingKey = configuration.signingKey
         routes = HTTPRoutes(configuration: configuration, host: host, metrics: metrics)
-        uploads = UploadAnalysis(model: model, policy: configuration.policy, limits: configuration.limits)
+        uploads = UploadAnalysis(model: model, policy: configuration.policy, limits: configuration.limits,
+                                 signingKey: configuration.signingKey)
     }
 
     deinit {
@@ -270,7 +272,10 @@ public final class LivenessServer: @unchecked Sendable {
         exchanges[key] = exchange
         if requestMethod == .post {
             let declared = header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            let isUpload = cleanPath == "/v1/analyze"
+            let isUpload = HTTPRoutes.uploadPaths.contains(cleanPath)
+            if cleanPath == HTTPRoutes.signedUploadPath && configuration.signingKey == nil {
+                return respondLater(wsi, exchange, .error(404, "notFound", "this service does not sign reports (start it with --sign-key)"))
+            }
             exchange.limit = isUpload ? configuration.limits.maxUploadBytes : ClientMessage.maxBytes
             if isUpload && !routes.authorized(exchange.request) {
                 return respondLater(wsi, exchange, routes.unauthorized())
@@ -308,11 +313,11 @@ public final class LivenessServer: @unchecked Sendable {
 
     private func httpBodyComplete(_ wsi: OpaquePointer, key: Int) -> Int32 {
         guard let exchange = exchanges[key], exchange.response == nil else { return 0 }
-        if exchange.request.path == "/v1/analyze" {
+        if HTTPRoutes.uploadPaths.contains(exchange.request.path) {
             guard let path = exchange.finishUpload() else {
                 return respondLater(wsi, exchange, .error(500, "internal", "the upload could not be stored"))
             }
-            if !uploads.submit(id: exchange.id, path: path) {
+            if !uploads.submit(id: exchange.id, path: path, signed: exchange.request.path == HTTPRoutes.signedUploadPath) {
                 exchange.discard()
                 return respondLater(wsi, exchange, .error(503, "busy", "too many analyses queued; try again shortly", headers: [("retry-after", "10")]))
             }

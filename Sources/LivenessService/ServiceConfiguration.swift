@@ -1,5 +1,6 @@
 import Foundation
 import LivenessCore
+import LivenessEvidence
 
 /// How `liveness serve` runs.
 public struct ServiceConfiguration: Sendable {
@@ -21,6 +22,9 @@ public struct ServiceConfiguration: Sendable {
     public var policy = LivenessPolicy()
     /// Serve the hosted web flow with a "demo" mode that creates its own session (loopback only).
     public var demo = false
+    /// The Ed25519 key that signs every finished session's report (`GET /v1/sessions/{id}/report.sig`)
+    /// and signed uploads (`POST /v1/analyze/signed`); nil: reports are not signed.
+    public var signingKey: SigningKey?
 
     /// Creates the defaults.
     public init() {}

@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessEvidence
 import LivenessKit
 
 /// The sessions of `liveness serve` and the worker threads that process their frames. The event
@@ -40,6 +41,9 @@ final class SessionHost: @unchecked Sendable {
     private var stopping = false
     private var workers: [Thread] = []
     private let clock = ContinuousClock()
+
+    /// Signs every finished session's report, when set (before the event loop starts).
+    var signingKey: SigningKey?
 
     init(model: LandmarkModel, limits: ServiceLimits, metrics: ServiceMetrics) {
         self.model = model
@@ -202,10 +206,21 @@ final class SessionHost: @unchecked Sendable {
         var warnings: [String] = []
         if session.dropped > 0 { warnings.append("\(session.dropped) frames were dropped because the client sent them faster than they were processed") }
         let report = stream.report(name: "stream:\(session.id)", stillPaths: (paths.0, paths.1), warnings: warnings)
+        var signature: [UInt8]?
+        if let signingKey {
+            do {
+                signature = try report.signatureEnvelope(
+                    key: signingKey, autoshot: passed ? stills.autoshot : nil, snapshot: passed ? stills.snapshot : nil,
+                    input: .unavailable(path: "stream:\(session.id)", reason: "frames were streamed to the service")).jsonData
+            } catch {
+                metrics.error("signing")
+            }
+        }
         condition.withLock {
             session.report = report
             session.autoshot = stills.autoshot
             session.snapshot = stills.snapshot
+            session.signature = signature
             session.state = .finished
             session.finishedAt = clock.now
             session.stream = nil
@@ -403,10 +418,11 @@ final class SessionHost: @unchecked Sendable {
     var activeSessions: Int { condition.withLock { sessions.values.filter(\.isActive).count } }
 
     /// A session's state, report and stills for the relying party.
-    func result(id: String) -> (state: HostedSession.State, report: LivenessReport?, autoshot: [UInt8]?, snapshot: [UInt8]?)? {
+    func result(id: String) -> (state: HostedSession.State, report: LivenessReport?, autoshot: [UInt8]?, snapshot: [UInt8]?,
+                                signature: [UInt8]?)? {
         condition.withLock {
             guard let s = sessions[id] else { return nil }
-            return (s.state, s.report, s.autoshot, s.snapshot)
+            return (s.state, s.report, s.autoshot, s.snapshot, s.signature)
         }
     }
 
