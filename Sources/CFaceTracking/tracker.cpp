@@ -22,6 +22,9 @@
 
 struct ft_model {
     dlib::shape_predictor predictor;
+    // The HOG face detector, deserialised once with the model (≈300 ms): trackers copy it
+    // (≈0.07 ms) because scanning uses the detector's own buffers, so threads cannot share one.
+    dlib::frontal_face_detector detector;
     std::string path;
 };
 
@@ -116,7 +119,7 @@ cv::Rect2d landmark_bounds(const double *points) {
 struct ft_tracker {
     const ft_model *model = nullptr;
     ft_tracker_config config{};
-    dlib::frontal_face_detector detector = dlib::get_frontal_face_detector();
+    dlib::frontal_face_detector detector;  // a copy of the model's
     ft::PoseEstimator pose;
     cv::Mat gray;
 
@@ -399,6 +402,7 @@ ft_status ft_model_load(const char *path, ft_model **out, ft_error *error) {
         auto model = std::make_unique<ft_model>();
         model->path = path;
         dlib::deserialize(path) >> model->predictor;
+        model->detector = dlib::get_frontal_face_detector();
         if (model->predictor.num_parts() != FT_LANDMARKS) {
             ft::set_error(error, "%s: a %lu-point model; the engine needs the 68-point one", path,
                           (unsigned long)model->predictor.num_parts());
@@ -432,6 +436,7 @@ ft_status ft_tracker_new(const ft_model *model, const ft_tracker_config *config,
     return ft::guarded(error, "tracker", [&] {
         auto tracker = std::make_unique<ft_tracker>();
         tracker->model = model;
+        tracker->detector = model->detector;
         tracker->config = config ? *config : ft_tracker_config_default();
         if (!(tracker->config.min_face_fraction > 0.01 && tracker->config.min_face_fraction <= 1)) {
             ft::set_error(error, "tracker: min_face_fraction %g not in 0.01...1", tracker->config.min_face_fraction);
@@ -521,7 +526,7 @@ ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double s
     if (frame->mat.empty()) return ft::set_error(error, "detect: empty frame"), FT_ERR_ARGUMENT;
     if (!(scale > 0.05 && scale <= 4)) return ft::set_error(error, "detect: scale %g not in 0.05...4", scale), FT_ERR_ARGUMENT;
     return ft::guarded(error, "detect", [&] {
-        thread_local dlib::frontal_face_detector detector = dlib::get_frontal_face_detector();
+        thread_local dlib::frontal_face_detector detector = model->detector;
         cv::Mat gray;
         cv::cvtColor(frame->mat, gray, cv::COLOR_BGR2GRAY);
         auto found = detect(detector, gray, cv::Rect(0, 0, gray.cols, gray.rows), scale, threshold);
