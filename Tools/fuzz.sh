@@ -7,7 +7,7 @@
 #   Tools/fuzz.sh --reproduce fuzz-motion FILE             run one input (a crash file) again
 #
 # Targets (Tools/Fuzz/Sources): fuzz-trace-csv, fuzz-trace-jsonl, fuzz-arkit-trace, fuzz-motion,
-# fuzz-policy. Each starts from its committed seeds (Tools/Fuzz/corpus/<name>) and its
+# fuzz-policy, fuzz-stream (the stream protocol: text messages and LVF1 frames). Each starts from its committed seeds (Tools/Fuzz/corpus/<name>) and its
 # dictionary (Tools/Fuzz/dict/<name>.dict); inputs that reach new code are kept in
 # Tools/Fuzz/.build/fuzz-work/<target> (git-ignored) so that later runs start from them.
 #
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
         *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-all=(fuzz-trace-csv fuzz-trace-jsonl fuzz-arkit-trace fuzz-motion fuzz-policy)
+all=(fuzz-trace-csv fuzz-trace-jsonl fuzz-arkit-trace fuzz-motion fuzz-policy fuzz-stream)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 
 # The longest input each target is given, bytes (seeds are a few KB; the parsers' own limits are
@@ -46,6 +46,7 @@ max_len() {
         fuzz-arkit-trace) echo 8192 ;;
         fuzz-motion) echo 4096 ;;
         fuzz-policy) echo 2048 ;;
+        fuzz-stream) echo 8192 ;;
     esac
 }
 

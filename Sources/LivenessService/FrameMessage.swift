@@ -21,7 +21,7 @@ public enum FrameFormat: UInt8, Sendable, CaseIterable, Codable {
     }
 
     /// The raw layout, or nil for an encoded still (JPEG, PNG).
-    var pixelFormat: Image.PixelFormat? {
+    public var pixelFormat: Image.PixelFormat? {
         switch self {
         case .jpeg, .png: nil
         case .bgr: .bgr
@@ -125,7 +125,7 @@ public struct FrameHeader: Sendable, Equatable {
     }
 
     /// The bytes per row to use: the header's, or tightly packed.
-    var effectiveBytesPerRow: Int {
+    public var effectiveBytesPerRow: Int {
         if bytesPerRow > 0 { return bytesPerRow }
         return width * (format.pixelFormat?.bytesPerPixel ?? 1)
     }

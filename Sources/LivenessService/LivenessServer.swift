@@ -254,7 +254,7 @@ public final class LivenessServer: @unchecked Sendable {
         guard length > 0, length < limit else { return nil }
         var buffer = [CChar](repeating: 0, count: length + 1)
         guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token) >= 0 else { return nil }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private func httpRequest(_ wsi: OpaquePointer, key: Int, path: String) -> Int32 {

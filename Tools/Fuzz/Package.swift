@@ -12,7 +12,7 @@ let engine = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletin
 let engineName = engine.lastPathComponent
 
 /// One executable per parser; each defines `LLVMFuzzerTestOneInput`.
-let fuzzers = ["fuzz-trace-csv", "fuzz-trace-jsonl", "fuzz-arkit-trace", "fuzz-motion", "fuzz-policy"]
+let fuzzers = ["fuzz-trace-csv", "fuzz-trace-jsonl", "fuzz-arkit-trace", "fuzz-motion", "fuzz-policy", "fuzz-stream"]
 
 let package = Package(
     name: "LivenessFuzz",
@@ -23,6 +23,7 @@ let package = Package(
             .product(name: "LivenessKit", package: engineName),
             .product(name: "LivenessCore", package: engineName),
             .product(name: "FaceTracking", package: engineName),
+            .product(name: "LivenessService", package: engineName),
         ]),
     ] + fuzzers.map { name in
         .executableTarget(name: name, dependencies: ["FuzzSupport"], path: "Sources/\(name)")

@@ -20,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 [ -d "$cases" ] || { echo "make-seeds: no $cases: run Tools/setup.sh" >&2; exit 2; }
 # Fuzz findings (repro-*) stay: they are seeds too, and reproducer tests in the normal suite.
 [ -d "$corpus" ] && find "$corpus" -type f ! -name 'repro-*' -delete
-mkdir -p "$corpus"/{trace-csv,trace-jsonl,arkit-trace,motion,policy}
+mkdir -p "$corpus"/{trace-csv,trace-jsonl,arkit-trace,motion,policy,stream}
 
 # Engine traces: the first 24 records (a few with landmarks), LF and one CRLF copy.
 inputs=()
@@ -83,4 +83,28 @@ echo '{}' > "$corpus/policy/empty.json"
 echo '{"turnYawDegrees": 10, "turnHeldFrames": 3, "scanCapSeconds": 15}' > "$corpus/policy/stricter.json"
 echo '{"blinkClosureThreshold": 0.1, "rotationLimitDegreesPerSecond": 25, "eyeMaxDipSeconds": 0}' > "$corpus/policy/weaker.json"
 echo '{"guideCenterX": 0.5, "guideCenterY": 0.45, "guideRadius": 0.25, "yawMedianWindowSeconds": 0.3}' > "$corpus/policy/guide.json"
+# Stream messages (first byte even: a text message; odd: a binary frame message): start, motion,
+# cancel, and LVF1 frames of a face cut small from a generated case in JPEG, PNG, BGR, grey, NV12
+# and I420.
+ffmpeg -v error -y -ss 1 -i "$cases/blink-then-turn/video.mp4" -frames:v 1 -vf "crop=iw/2:ih/2:iw/4:ih/8,scale=48:48" "$work/face.png"
+/usr/bin/python3 - "$corpus/stream" "$work/face.png" <<'PY'
+import cv2, struct, sys
+out, face = sys.argv[1], cv2.imread(sys.argv[2])
+def text(name, s): open(f"{out}/{name}", "wb").write(b"\x00" + s.encode())
+text("start.json", '{"type": "start", "width": 640, "height": 480, "fps": 30, "ack": true, "policy": {"turnYawDegrees": 9}}')
+text("motion.json", '{"type": "motion", "samples": [{"t": 1000, "x": 0.01, "y": -0.2, "z": 0.0}, {"t": 34000, "x": 0.0, "y": 0.1, "z": 0.02}]}')
+text("cancel.json", '{"type": "cancel"}')
+def frame(name, fmt, w, h, body, rotation=0, stride=0):
+    header = b"LVF1" + struct.pack("<IqBBHIII", 7, 33366, fmt, rotation, 0, w, h, stride)
+    open(f"{out}/{name}", "wb").write(b"\x01" + header + body)
+h, w = face.shape[:2]
+frame("jpeg.frame", 0, 0, 0, cv2.imencode(".jpg", face, [cv2.IMWRITE_JPEG_QUALITY, 60])[1].tobytes())
+frame("png.frame", 1, 0, 0, cv2.imencode(".png", face)[1].tobytes(), rotation=1)
+frame("bgr.frame", 2, w, h, face.tobytes())
+frame("gray.frame", 6, w, h, cv2.cvtColor(face, cv2.COLOR_BGR2GRAY).tobytes(), rotation=3)
+i420 = cv2.cvtColor(face, cv2.COLOR_BGR2YUV_I420)
+frame("i420.frame", 8, w, h, i420.tobytes())
+y, u, v = i420[:h].tobytes(), i420[h:h + h // 4].tobytes(), i420[h + h // 4:].tobytes()
+frame("nv12.frame", 7, w, h, y + bytes(b for pair in zip(u, v) for b in pair), stride=w)
+PY
 du -sh "$corpus"; find "$corpus" -type f | wc -l
