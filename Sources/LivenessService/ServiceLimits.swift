@@ -37,6 +37,8 @@ public struct ServiceLimits: Sendable, Equatable {
             "startTimeoutSeconds": startTimeoutSeconds, "resultRetentionSeconds": resultRetentionSeconds,
             "maxUploadBytes": maxUploadBytes, "maxFramePixels": frames.maxFramePixels, "maxFrameSide": frames.maxFrameSide,
             "serverClockGraceSeconds": serverClockGraceSeconds,
+            // Uploads are analysed like files: the per-input budget of docs/hardening.md.
+            "uploadMaxFramesPerSecond": frames.maxFramesPerSecond, "uploadMaxDecodedMegapixels": frames.maxDecodedMegapixels,
         ]
     }
 }
