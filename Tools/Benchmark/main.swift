@@ -16,6 +16,17 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count && !arguments[$0 + 1].hasPrefix("--") ? arguments[$0 + 1] : nil }
 }
+if arguments.contains("--help") || arguments.contains("-h") {
+    print("""
+    liveness-bench: the engine's speed as ratios measured side by side in one run (release build).
+      liveness-bench                          all of it (about 10 minutes)
+      liveness-bench --scale [480,720,1080]   decode-only, analyze and the naive pipeline at each size
+      liveness-bench --stream [--sessions N] [--seconds S]   the streaming service under load
+      liveness-bench --pipeline [VIDEO] [--repeat N]         per-stage costs of one clip
+    Needs ../shared/recordings and ffmpeg.
+    """)
+    exit(0)
+}
 do {
     let widths = option("--scale").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [480, 720, 1080]
     let all = !arguments.contains("--scale") && !arguments.contains("--stream") && !arguments.contains("--pipeline")
