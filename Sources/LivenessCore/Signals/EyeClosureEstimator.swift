@@ -107,9 +107,18 @@ public struct EyeClosureEstimator: Sendable, Equatable {
         var dip: Double
     }
 
+    /// Both eyes' assessments of one frame (a value, so that the window allocates nothing per frame).
+    private struct AssessedPair: Sendable, Equatable {
+        var left: Assessed
+        var right: Assessed
+        subscript(i: Int) -> Assessed { i == 0 ? left : right }
+    }
+
     private let config: Config
     private var samples = TimedWindow<Sample>()
-    private var recent = TimedWindow<[Assessed]>(maxCount: 64)
+    private var recent = TimedWindow<AssessedPair>(maxCount: 64)
+    /// Scratch for the order statistics (kept so that no array is allocated per frame).
+    private var scratch: [Double] = []
     private var eyes: [EyeState]
 
     /// The open-eye baseline EARs (left, right) used for the latest frame, once warmed up.
@@ -164,43 +173,60 @@ public struct EyeClosureEstimator: Sendable, Equatable {
         let current = Sample(left: leftEAR, right: rightEAR, pitch: pitchDegrees, eyeDistance: eyeDistancePixels)
         defer { samples.append(current, at: t) }
 
-        let baselineWindow = samples.samples.filter { t - $0.t <= config.windowMicros }.map(\.value)
-        guard baselineWindow.count >= config.warmupFrames else { return nil }
+        var baselineCount = 0
+        for sample in samples.samples where t - sample.t <= config.windowMicros { baselineCount += 1 }
+        guard baselineCount >= config.warmupFrames else { return nil }
 
         let nod = isNod(pitch: pitchDegrees, at: t)
         var jump = false
         if config.fitJump > 0, let now = eyeDistancePixels, let before = previous?.eyeDistance, before > 0 {
             jump = abs(now / before - 1) > config.fitJump
         }
-        let referenceWindow = samples.samples.filter { t - $0.t <= config.referenceMicros }.map(\.value)
-        var assessed: [Assessed] = []
-        for i in 0..<2 {
-            let ear = i == 0 ? leftEAR : rightEAR
-            let ears = baselineWindow.map { i == 0 ? $0.left : $0.right }
-            let recentMax = referenceWindow.map { i == 0 ? $0.left : $0.right }.max()
-            assessed.append(assess(eye: i, ear: ear, window: ears, recentMax: recentMax, nod: nod, jump: jump, at: t))
-        }
+        let left = assessEye(0, ear: leftEAR, nod: nod, jump: jump, at: t)
+        let right = assessEye(1, ear: rightEAR, nod: nod, jump: jump, at: t)
+        let assessed = AssessedPair(left: left, right: right)
         // Confirmation: a shallow dip counts only as deep as it stayed over the confirmation
         // window (an erosion); a deep one counts on its own frame.
         recent.append(assessed, at: t)
         recent.drop(olderThan: config.confirmMicros, now: t)
-        let confirmed = (0..<2).map { i -> Double in
-            assessed[i].dip >= config.deepDip ? assessed[i].closure : recent.values.map { $0[i].closure }.min() ?? assessed[i].closure
+        func confirmed(_ i: Int) -> Double {
+            if assessed[i].dip >= config.deepDip { return assessed[i].closure }
+            var least: Double?
+            for sample in recent.samples { least = min(least ?? sample.value[i].closure, sample.value[i].closure) }
+            return least ?? assessed[i].closure
         }
-        return EyeClosure(left: confirmed[0], right: confirmed[1])
+        return EyeClosure(left: confirmed(0), right: confirmed(1))
+    }
+
+    /// One eye's assessment: its baseline over the baseline window and its largest aspect ratio
+    /// over the reference window, both from the stored samples (the current frame is not stored yet).
+    private mutating func assessEye(_ i: Int, ear: Double, nod: Bool, jump: Bool, at t: Int64) -> Assessed {
+        var recentMax: Double?
+        for sample in samples.samples where t - sample.t <= config.referenceMicros {
+            let value = i == 0 ? sample.value.left : sample.value.right
+            recentMax = max(recentMax ?? value, value)
+        }
+        scratch.removeAll(keepingCapacity: true)
+        for sample in samples.samples where t - sample.t <= config.windowMicros {
+            scratch.append(i == 0 ? sample.value.left : sample.value.right)
+        }
+        let base = eyes[i].baseline.update(sorting: &scratch, timestampMicroseconds: t)
+        return assess(eye: i, ear: ear, base: base, recentMax: recentMax, nod: nod, jump: jump, at: t)
     }
 
     /// True when the pitch is `nodDegrees` or more below the median pitch of the trailing window.
-    private func isNod(pitch: Double?, at t: Int64) -> Bool {
+    private mutating func isNod(pitch: Double?, at t: Int64) -> Bool {
         guard config.nodDegrees > 0, let pitch else { return false }
-        let earlier = samples.samples.filter { t - $0.t <= config.nodMicros }.compactMap(\.value.pitch)
-        guard !earlier.isEmpty else { return false }
-        return pitch - OrderStatistics.median(earlier) <= -config.nodDegrees
+        scratch.removeAll(keepingCapacity: true)
+        for sample in samples.samples where t - sample.t <= config.nodMicros {
+            if let p = sample.value.pitch { scratch.append(p) }
+        }
+        guard !scratch.isEmpty else { return false }
+        return pitch - OrderStatistics.quantile(sorting: &scratch, 0.5) <= -config.nodDegrees
     }
 
-    private mutating func assess(eye i: Int, ear: Double, window: [Double], recentMax: Double?,
+    private mutating func assess(eye i: Int, ear: Double, base: Double, recentMax: Double?,
                                  nod: Bool, jump: Bool, at t: Int64) -> Assessed {
-        let base = eyes[i].baseline.update(window: window, timestampMicroseconds: t)
         let open = ear >= (1 - config.onsetLevel) * base
         if open { eyes[i].lastOpen = t }
         var counts = true

@@ -31,7 +31,14 @@ public struct OpenEyeBaseline: Sendable, Equatable {
     /// `timestampMicroseconds`; returns the held baseline EAR.
     @discardableResult
     public mutating func update(window ears: [Double], timestampMicroseconds t: Int64) -> Double {
-        let fast = OrderStatistics.quantile(ears, percentile)
+        var copy = ears
+        return update(sorting: &copy, timestampMicroseconds: t)
+    }
+
+    /// The same, sorting `ears` in place (a scratch buffer the caller keeps).
+    @discardableResult
+    mutating func update(sorting ears: inout [Double], timestampMicroseconds t: Int64) -> Double {
+        let fast = OrderStatistics.quantile(sorting: &ears, percentile)
         var held = fast
         if let previous = value, let last = lastMicros, previous > fast, holdMicros > 0 {
             let fraction = min(1, Double(max(0, t - last)) / Double(holdMicros))

@@ -6,8 +6,15 @@ enum OrderStatistics {
     /// taken as 0.5; an empty `values` gives NaN (never a trap: a policy window of a negative or
     /// zero length can leave a window empty).
     static func quantile(_ values: [Double], _ p: Double) -> Double {
-        guard !values.isEmpty else { return .nan }
-        let s = values.sorted()
+        var copy = values
+        return quantile(sorting: &copy, p)
+    }
+
+    /// The same, sorting `values` in place: the per-frame filters pass a scratch buffer they
+    /// keep, so that no array is allocated per frame.
+    static func quantile(sorting s: inout [Double], _ p: Double) -> Double {
+        guard !s.isEmpty else { return .nan }
+        s.sort()
         let pos = (p.isNaN ? 0.5 : min(max(p, 0), 1)) * Double(s.count - 1)
         let lo = Int(pos.rounded(.down))
         let hi = min(lo + 1, s.count - 1)

@@ -15,6 +15,8 @@
 public struct YawMedianFilter: Sendable, Equatable {
     private let windowMicros: Int64
     private var window = TimedWindow<Double>()
+    /// Scratch for the median (kept so that no array is allocated per frame).
+    private var scratch: [Double] = []
 
     /// Creates a filter over a window of `windowSeconds` (0 passes the yaw through unchanged).
     public init(windowSeconds: Double) { windowMicros = microseconds(windowSeconds) }
@@ -24,7 +26,8 @@ public struct YawMedianFilter: Sendable, Equatable {
         window.append(yawDegrees, at: t)
         window.drop(olderThan: windowMicros, now: t)
         // An odd count keeps the median an actual sample: a jump is never averaged in.
-        let values = window.values
-        return OrderStatistics.median(values.count % 2 == 0 ? Array(values.dropFirst()) : values)
+        scratch.removeAll(keepingCapacity: true)
+        for sample in window.samples.dropFirst(window.count % 2 == 0 ? 1 : 0) { scratch.append(sample.value) }
+        return OrderStatistics.quantile(sorting: &scratch, 0.5)
     }
 }
