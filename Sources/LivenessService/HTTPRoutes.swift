@@ -111,7 +111,9 @@ final class HTTPRoutes: @unchecked Sendable {
             guard result.state == .finished, let report = result.report, let data = try? report.jsonData() else {
                 return .json(202, ["id": id, "state": result.state.rawValue])
             }
-            return HTTPResponse(status: 200, contentType: "application/json", body: [UInt8](data))
+            // With a key, the result points to its signature (RFC 8288 link), fetched beside it.
+            let link: [(String, String)] = result.signature == nil ? [] : [("link", "</v1/sessions/\(id)/report.sig>; rel=\"signature\"")]
+            return HTTPResponse(status: 200, contentType: "application/json", body: [UInt8](data), headers: link)
         }
         if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && parts[3] == "report.sig" && get {
             guard authorized(request) else { return unauthorized() }
