@@ -126,6 +126,10 @@ ft_status probe_container(const char *path, ContainerInfo &info, ft_error *error
     info.duration_seconds = stream->duration != AV_NOPTS_VALUE && stream->duration > 0
                                 ? stream->duration * av_q2d(stream->time_base)
                                 : (format.context->duration > 0 ? format.context->duration / (double)AV_TIME_BASE : 0);
+    // Non-square pixels (anamorphic video): a player stretches them; the engine must too, or a
+    // face is measured squashed (its pose read tens of degrees off).
+    AVRational sar = av_guess_sample_aspect_ratio(format.context, stream, nullptr);
+    info.sample_aspect = sar.num > 0 && sar.den > 0 ? av_q2d(sar) : 1.0;
     size_t size = 0;
     const uint8_t *matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
     if (matrix && size >= 9 * sizeof(int32_t)) {

@@ -37,6 +37,7 @@ struct ContainerInfo {
     int64_t frame_count = 0;                  // frames the container declares; 0 unknown
     double duration_seconds = 0;              // declared duration; 0 unknown
     Orientation orientation;
+    double sample_aspect = 1;                 // width:height of one stored pixel (1: square; FFmpeg's guess)
     int packets_seen = 0;                     // video packets read to check timestamps
     bool timestamps_missing = false;          // the first packets carry no timestamp, or all the same one
 };

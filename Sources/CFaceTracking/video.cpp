@@ -27,7 +27,13 @@ struct ft_video {
     int extrapolated_run = 0; // consecutive frames whose timestamp had to be extrapolated
     ft::Orientation orientation;
     cv::Mat stored;           // the frame as decoded, before turning it upright
+    double sample_aspect = 1; // width:height of a stored pixel
+    cv::Size square;          // the stored frame's size in square pixels (one side stretched)
+    cv::Mat squared;          // the stored frame stretched to square pixels
 };
+
+/// The samples' aspect ratios accepted: beyond these a file is more likely broken than anamorphic.
+static constexpr double kMinSampleAspect = 0.25, kMaxSampleAspect = 4.0;
 
 /// Frames drained from the decoder at the end of a stream: at most its delay (B-frames plus one
 /// frame per decoding thread; OpenCV uses up to 16 threads).
@@ -79,11 +85,18 @@ static void make_upright(const ft::Orientation &o, cv::Mat &stored, cv::Mat &out
     out = stored;
 }
 
-/// Decodes the next stored frame and turns it upright into `frame`.
+/// Decodes the next stored frame, stretches non-square pixels square (one side enlarged, as a
+/// player shows them) and turns it upright into `frame`.
 static bool read_upright(ft_video &video, cv::Mat &frame) {
-    if (video.orientation.op == ft::Orientation::None) return video.capture.read(frame) && !frame.empty();
+    bool anamorphic = video.sample_aspect != 1;
+    if (video.orientation.op == ft::Orientation::None && !anamorphic) return video.capture.read(frame) && !frame.empty();
     if (!video.capture.read(video.stored) || video.stored.empty()) return false;
-    make_upright(video.orientation, video.stored, frame);
+    if (anamorphic) {
+        cv::resize(video.stored, video.squared, video.square, 0, 0, cv::INTER_LINEAR);
+        make_upright(video.orientation, video.squared, frame);
+    } else {
+        make_upright(video.orientation, video.stored, frame);
+    }
     return !frame.empty();
 }
 
@@ -123,12 +136,20 @@ ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, f
         ft_status probed = ft::probe_container(path, container, error);
         if (probed != FT_OK) return probed;
         ft_limits limits = ft_limits_get();
-        int64_t pixels = (int64_t)container.stored_width * container.stored_height;
-        if (container.stored_width > limits.max_frame_side || container.stored_height > limits.max_frame_side ||
+        double sa = container.sample_aspect;
+        if (!(sa >= kMinSampleAspect && sa <= kMaxSampleAspect)) {
+            ft::set_error(error, "%s: pixels %g times as wide as high (sample aspect ratio); only 1/4 to 4 is accepted",
+                          path, sa);
+            return FT_ERR_UNSUPPORTED;
+        }
+        // Square pixels: the wider side of a pixel is kept, the other stretched to match.
+        int square_width = sa > 1 ? (int)std::lround(container.stored_width * sa) : container.stored_width;
+        int square_height = sa < 1 ? (int)std::lround(container.stored_height / sa) : container.stored_height;
+        int64_t pixels = (int64_t)square_width * square_height;
+        if (square_width > limits.max_frame_side || square_height > limits.max_frame_side ||
             pixels > limits.max_frame_pixels) {
             ft::set_error(error, "%s: frames of %dx%d pixels exceed the limit (%lld megapixels, %d pixels a side)", path,
-                          container.stored_width, container.stored_height,
-                          (long long)(limits.max_frame_pixels / 1000000), limits.max_frame_side);
+                          square_width, square_height, (long long)(limits.max_frame_pixels / 1000000), limits.max_frame_side);
             return FT_ERR_LIMIT;
         }
         if (container.timestamps_missing) {
@@ -140,6 +161,8 @@ ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, f
         auto video = std::make_unique<ft_video>();
         video->path = path;
         video->orientation = container.orientation;
+        video->sample_aspect = std::abs(sa - 1) < 1e-3 ? 1.0 : sa;
+        video->square = cv::Size(square_width, square_height);
         // Only FFmpeg: other backends (the image-sequence reader) would accept odd inputs.
         if (!video->capture.open(path, cv::CAP_FFMPEG)) {
             ft::set_error(error, "%s: not a video this build can decode (unknown format, corrupt, or truncated)", path);
@@ -170,6 +193,7 @@ ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, f
                                      : info->fps > 0 ? (double)info->frame_count / info->fps : 0;
             info->stored_width = container.stored_width;
             info->stored_height = container.stored_height;
+            info->sample_aspect_ratio = video->sample_aspect;
         }
         *out = video.release();
         return FT_OK;

@@ -18,10 +18,14 @@ public struct VideoInfo: Sendable, Equatable {
     public var mirrored: Bool
     /// Declared duration in seconds; 0 when unknown.
     public var durationSeconds: Double
+    /// Width:height of one stored pixel: 1 for square pixels; an anamorphic video's frames are
+    /// stretched to square pixels (one side enlarged) as a player shows them, and `width` and
+    /// `height` are the stretched size.
+    public var sampleAspectRatio: Double
 
     /// Creates stream properties.
     public init(width: Int, height: Int, framesPerSecond: Double, frameCount: Int, rotationDegrees: Int,
-                mirrored: Bool = false, durationSeconds: Double) {
+                mirrored: Bool = false, durationSeconds: Double, sampleAspectRatio: Double = 1) {
         self.width = width
         self.height = height
         self.framesPerSecond = framesPerSecond
@@ -29,6 +33,7 @@ public struct VideoInfo: Sendable, Equatable {
         self.rotationDegrees = rotationDegrees
         self.mirrored = mirrored
         self.durationSeconds = durationSeconds
+        self.sampleAspectRatio = sampleAspectRatio
     }
 }
 
@@ -61,7 +66,8 @@ public final class VideoReader {
         self.path = path
         self.info = VideoInfo(width: Int(info.width), height: Int(info.height), framesPerSecond: info.fps,
                               frameCount: Int(info.frame_count), rotationDegrees: Int(info.rotation_degrees),
-                              mirrored: info.mirrored != 0, durationSeconds: info.duration_seconds)
+                              mirrored: info.mirrored != 0, durationSeconds: info.duration_seconds,
+                              sampleAspectRatio: info.sample_aspect_ratio > 0 ? info.sample_aspect_ratio : 1)
     }
 
     deinit { ft_video_close(handle) }

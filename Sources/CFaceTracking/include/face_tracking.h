@@ -143,6 +143,9 @@ typedef struct ft_video_info {
     double duration_seconds;   /**< declared duration, seconds; 0 if unknown */
     int stored_width;          /**< coded width before the display matrix, pixels */
     int stored_height;         /**< coded height before the display matrix, pixels */
+    double sample_aspect_ratio; /**< width:height of one stored pixel (1: square); other values are
+                                     stretched to square pixels (one side enlarged) before the display
+                                     matrix, as a player shows them; only 1/4 to 4 is accepted */
 } ft_video_info;
 
 /**

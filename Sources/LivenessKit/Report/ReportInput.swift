@@ -40,11 +40,14 @@ public struct ReportInput: Sendable, Equatable, Codable {
     /// True when the video's display matrix also mirrors the picture (undone before analysis);
     /// `nil` for images and traces.
     public var mirrored: Bool?
+    /// Width:height of one stored pixel of a video (1 for square pixels; an anamorphic video is
+    /// stretched to square pixels before analysis, as a player shows it); `nil` for images and traces.
+    public var sampleAspectRatio: Double?
 
     /// Creates an input description; every measured field defaults to unknown.
     public init(path: String, kind: Kind, width: Int? = nil, height: Int? = nil, fps: Double? = nil,
                 frames: Int? = nil, durationSeconds: Double? = nil, rotationDegrees: Int? = nil,
-                mirrored: Bool? = nil) {
+                mirrored: Bool? = nil, sampleAspectRatio: Double? = nil) {
         self.path = path
         self.kind = kind
         self.width = width
@@ -54,6 +57,7 @@ public struct ReportInput: Sendable, Equatable, Codable {
         self.durationSeconds = durationSeconds
         self.rotationDegrees = rotationDegrees
         self.mirrored = mirrored
+        self.sampleAspectRatio = sampleAspectRatio
     }
 
     /// The description of a decoded video or image.
@@ -70,7 +74,8 @@ public struct ReportInput: Sendable, Equatable, Codable {
                       fps: info.flatMap { $0.framesPerSecond > 0 ? $0.framesPerSecond : nil },
                       frames: info.flatMap { $0.frameCount > 0 ? $0.frameCount : nil } ?? framesDecoded,
                       durationSeconds: info.flatMap { $0.durationSeconds > 0 ? $0.durationSeconds : nil },
-                      rotationDegrees: info?.rotationDegrees, mirrored: info?.mirrored)
+                      rotationDegrees: info?.rotationDegrees, mirrored: info?.mirrored,
+                      sampleAspectRatio: info?.sampleAspectRatio)
         case .image:
             self.init(path: source.path, kind: .image, width: source.width, height: source.height,
                       frames: framesDecoded)
@@ -78,7 +83,7 @@ public struct ReportInput: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case path, kind, width, height, fps, frames, durationSeconds, rotationDegrees, mirrored
+        case path, kind, width, height, fps, frames, durationSeconds, rotationDegrees, mirrored, sampleAspectRatio
     }
 
     /// Encodes every key; unknown values are written as `null`, never left out.
@@ -93,6 +98,7 @@ public struct ReportInput: Sendable, Equatable, Codable {
         try c.encodeOrNull(durationSeconds, forKey: .durationSeconds)
         try c.encodeOrNull(rotationDegrees, forKey: .rotationDegrees)
         try c.encodeOrNull(mirrored, forKey: .mirrored)
+        try c.encodeOrNull(sampleAspectRatio, forKey: .sampleAspectRatio)
     }
 }
 
