@@ -91,7 +91,11 @@ static bool read_upright(ft_video &video, cv::Mat &frame) {
     bool anamorphic = video.sample_aspect != 1;
     if (video.orientation.op == ft::Orientation::None && !anamorphic) return video.capture.read(frame) && !frame.empty();
     if (!video.capture.read(video.stored) || video.stored.empty()) return false;
-    if (anamorphic) {
+    if (anamorphic && video.orientation.op == ft::Orientation::None) {
+        // Straight into the caller's frame: `squared` is reused for the next frame, and frames
+        // decoded ahead must not share its pixels.
+        cv::resize(video.stored, frame, video.square, 0, 0, cv::INTER_LINEAR);
+    } else if (anamorphic) {
         cv::resize(video.stored, video.squared, video.square, 0, 0, cv::INTER_LINEAR);
         make_upright(video.orientation, video.squared, frame);
     } else {
