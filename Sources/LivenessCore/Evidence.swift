@@ -26,11 +26,14 @@ public struct Evidence: Sendable, Equatable, Codable {
     public var framesRotationUnknown: Int = 0
     /// Frames accepted after the verdict: counted, not processed.
     public var framesIgnoredAfterVerdict: Int = 0
+    /// The parallax check of the turn (`ParallaxCheck`): off, not evaluated, depth or flat.
+    public var parallax: ParallaxEvidence
 
     /// Creates empty evidence for a session.
     public init(seed: UInt64, challenge: [Action], policy: LivenessPolicy) {
         self.seed = seed
         self.challenge = challenge
         self.policy = policy
+        parallax = ParallaxCheck(policy: policy).initialEvidence
     }
 }

@@ -94,6 +94,20 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// this much. Used only when observations carry a line-of-sight yaw. See docs/head-pose.md.
     public var yawSwayDegrees: Double = 3
 
+    // MARK: Presentation attacks (see docs/presentation-attacks.md)
+
+    /// The parallax check, 1 on (default) or 0 off: a turn credited on a face whose landmarks a
+    /// single homography explains (a flat photo or screen, swung or moved) fails the session with
+    /// `presentationAttack`. See `ParallaxCheck`.
+    public var parallaxCheck: Int = 1
+    /// Parallax residual (fraction of the inter-ocular distance, `FaceObservation.planarResidual`)
+    /// below which a credited turn is taken to be a flat picture. Calibrated on the real labelled
+    /// turns and the generated flat attacks (docs/presentation-attacks.md).
+    public var parallaxMinResidual: Double = 0.034
+    /// Eye-centre distance in pixels below which a frame's landmarks are too coarse for the
+    /// parallax check: such frames do not decide either way.
+    public var parallaxMinEyeDistancePixels: Double = 30
+
     /// The spec's defaults.
     public init() {}
 
@@ -105,6 +119,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case eyeDipReferenceSeconds, eyeClosureDeadZone, eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
         case eyeDipConfirmSeconds, eyeDeepDipLevel, eyeNodPitchDegrees, eyeNodWindowSeconds, eyeFitJumpRatio
         case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
+        case parallaxCheck, parallaxMinResidual, parallaxMinEyeDistancePixels
     }
 
     /// Decodes a possibly partial policy: absent keys keep their defaults.
@@ -141,6 +156,9 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.yawMedianWindowSeconds, &yawMedianWindowSeconds)
         try take(.yawBaselineWindowSeconds, &yawBaselineWindowSeconds)
         try take(.yawSwayDegrees, &yawSwayDegrees)
+        try take(.parallaxCheck, &parallaxCheck)
+        try take(.parallaxMinResidual, &parallaxMinResidual)
+        try take(.parallaxMinEyeDistancePixels, &parallaxMinEyeDistancePixels)
     }
 }
 

@@ -58,6 +58,9 @@ extension LivenessReport {
                         framesPerSecond: wallSeconds > 0 ? q(Double(e.framesRead) / wallSeconds) : nil)
         self.warnings = warnings
         self.error = error
+        var parallax = e.parallax
+        parallax.residual = parallax.residual.map(q)
+        presentationAttack = PresentationAttack(parallax: parallax)
     }
 
     /// The report as pretty-printed JSON with sorted keys and unescaped slashes, ending in a newline.
