@@ -110,13 +110,14 @@ public final class FrameProcessor {
         if let rotationFailure { throw rotationFailure }
         var result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
                                           rotation: deviceRotation)
-        if let residual = parallax.residual(of: measurement) {
+        if let residual = parallax.residual(of: measurement, width: frame.width, height: frame.height) {
             result.observation.face?.planarResidual = residual
             result.record.planarResidual = residual
         }
         rotation?.didObserve(result.measurement)
         let step = try machine.observe(result.observation)
-        parallax.update(scanning: machine.evidence.autoshot != nil, measurement: measurement)
+        parallax.update(scanning: machine.evidence.autoshot != nil, measurement: measurement,
+                        width: frame.width, height: frame.height)
         framesProcessed += 1
         for event in step.events {
             switch event {
