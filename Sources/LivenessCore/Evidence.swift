@@ -28,6 +28,8 @@ public struct Evidence: Sendable, Equatable, Codable {
     public var framesIgnoredAfterVerdict: Int = 0
     /// The parallax check of the turn (`ParallaxCheck`): off, not evaluated, depth or flat.
     public var parallax: ParallaxEvidence
+    /// The frozen-input check (`FrozenCheck`): off, not evaluated, live or frozen.
+    public var frozen: FrozenEvidence
 
     /// Creates empty evidence for a session.
     public init(seed: UInt64, challenge: [Action], policy: LivenessPolicy) {
@@ -35,5 +37,6 @@ public struct Evidence: Sendable, Equatable, Codable {
         self.challenge = challenge
         self.policy = policy
         parallax = ParallaxCheck(policy: policy).initialEvidence
+        frozen = FrozenCheck(policy: policy).evidence
     }
 }

@@ -22,6 +22,9 @@
 /// * **Parallax**: the run that credits the turn is judged by `ParallaxCheck` on the residuals
 ///   its frames carry; a flat run fails the session with `presentationAttack` on that frame
 ///   (the turn is not credited).
+/// * **Frozen input**: `FrozenCheck` runs on every frame before the verdict, in any phase; a
+///   picture unchanged for `frozenSeconds` fails the session with `presentationAttack` on the
+///   frame that completes the run (not credited: `frozenInput`).
 /// * **Counts**: `framesRotationUnknown` counts credited scan frames with unknown rotation;
 ///   `framesRotating` counts scan frames with a face refused for rotation.
 /// * **noFace precedence** applies to `timeout` and `inputEnded`; an explicit `cancelled` or
@@ -58,6 +61,7 @@ public struct LivenessMachine: Sendable {
     private var turnRun = 0
     private var turnRunSign = 0
     private var parallax: ParallaxCheck
+    private var frozen: FrozenCheck
     private var blinkDone = false
     private var turnDone = false
     private var everTracked = false
@@ -78,6 +82,7 @@ public struct LivenessMachine: Sendable {
         sightFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
         sightBaseline = YawBaseline(windowSeconds: policy.yawBaselineWindowSeconds)
         parallax = ParallaxCheck(policy: policy)
+        frozen = FrozenCheck(policy: policy)
     }
 
     private var actionsDone: Int { (blinkDone ? 1 : 0) + (turnDone ? 1 : 0) }
@@ -132,6 +137,17 @@ public struct LivenessMachine: Sendable {
                 filteredSight = face.yawIsFiltered ? sight : sightFilter.update(yawDegrees: sight, timestampMicroseconds: t)
             }
             frame.inGuide = guide.contains(x: face.centerX, y: face.centerY, width: o.frameWidth, height: o.frameHeight)
+        }
+
+        // Frozen input, in any phase: decided before the frame is evaluated.
+        let isFrozen = frozen.observe(difference: o.frameDifference, at: t)
+        evidence.frozen = frozen.evidence
+        if isFrozen {
+            frame.notCreditedReason = .frozenInput
+            decide(Verdict(status: .failed, reason: .presentationAttack, timestampMicroseconds: t,
+                           frameIndex: o.frameIndex), into: &events)
+            frame.hud = hud ?? .noFace
+            return LivenessStep(frame: frame, events: events)
         }
 
         // Settle -> framing.
@@ -287,6 +303,7 @@ public struct LivenessMachine: Sendable {
             if let v, !v.isFinite { throw LivenessError.nonFiniteValue(frameIndex: o.frameIndex, field: field) }
         }
         try check(o.deviceRotation.degreesPerSecond, "deviceRotation.degreesPerSecond")
+        try check(o.frameDifference, "frameDifference")
         guard let f = o.face else { return }
         try check(f.centerX, "face.centerX")
         try check(f.centerY, "face.centerY")

@@ -135,6 +135,10 @@ public struct Observation: Sendable, Equatable {
     public var frameWidth: Int?
     /// Frame height in pixels, if known.
     public var frameHeight: Int?
+    /// Mean absolute difference in grey levels (0…255) between this frame's small grey thumbnail
+    /// and the previous frame's, for the frozen-input check (`FrozenCheck`); `nil` when not
+    /// measured (the first frame, ARKit traces, traces written before the column).
+    public var frameDifference: Double?
 
     /// Creates an observation. `faceCount` defaults to 1 when `face` is given, else 0.
     public init(
@@ -144,7 +148,8 @@ public struct Observation: Sendable, Equatable {
         faceCount: Int? = nil,
         deviceRotation: DeviceRotation = .unknown,
         frameWidth: Int? = nil,
-        frameHeight: Int? = nil
+        frameHeight: Int? = nil,
+        frameDifference: Double? = nil
     ) {
         self.frameIndex = frameIndex
         self.timestampMicroseconds = timestampMicroseconds
@@ -153,5 +158,6 @@ public struct Observation: Sendable, Equatable {
         self.deviceRotation = deviceRotation
         self.frameWidth = frameWidth
         self.frameHeight = frameHeight
+        self.frameDifference = frameDifference
     }
 }

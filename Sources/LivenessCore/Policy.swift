@@ -107,6 +107,18 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// Eye-centre distance in pixels below which a frame's landmarks are too coarse for the
     /// parallax check: such frames do not decide either way.
     public var parallaxMinEyeDistancePixels: Double = 30
+    /// The frozen-input check, 1 on or 0 off (the default): a picture that stays unchanged for
+    /// `frozenSeconds` (a frozen decoder, an injected still) fails the session with
+    /// `presentationAttack`. See `FrozenCheck`. Off by default because the generated live
+    /// regression cases render a still head without sensor noise (runs of pixel-identical
+    /// frames, which no camera gives); docs/presentation-attacks.md.
+    public var frozenCheck: Int = 0
+    /// Mean absolute difference in grey levels (`Observation.frameDifference`) at or below which
+    /// a frame counts as unchanged from the previous one. Calibrated on the real clips (frozen
+    /// 0.0013–0.0016, a camera's duplicated frames 0.0000–0.1 for at most 0.44 s).
+    public var frozenMaxDifference: Double = 0.1
+    /// Seconds a run of unchanged frames must last to be frozen input.
+    public var frozenSeconds: Double = 1.5
 
     /// The spec's defaults.
     public init() {}
@@ -120,6 +132,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case eyeDipConfirmSeconds, eyeDeepDipLevel, eyeNodPitchDegrees, eyeNodWindowSeconds, eyeFitJumpRatio
         case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
         case parallaxCheck, parallaxMinResidual, parallaxMinEyeDistancePixels
+        case frozenCheck, frozenMaxDifference, frozenSeconds
     }
 
     /// Decodes a possibly partial policy: absent keys keep their defaults.
@@ -159,6 +172,9 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.parallaxCheck, &parallaxCheck)
         try take(.parallaxMinResidual, &parallaxMinResidual)
         try take(.parallaxMinEyeDistancePixels, &parallaxMinEyeDistancePixels)
+        try take(.frozenCheck, &frozenCheck)
+        try take(.frozenMaxDifference, &frozenMaxDifference)
+        try take(.frozenSeconds, &frozenSeconds)
     }
 }
 

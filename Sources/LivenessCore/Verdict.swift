@@ -11,8 +11,8 @@ public enum FailureReason: String, Sendable, Codable {
     /// The input could not be used (reported by front ends).
     case invalidInput
     /// Not a live face in front of a camera: a turn credited on a flat picture (the parallax
-    /// check), or input that froze or repeated itself. The evidence says which
-    /// (`Evidence.parallax`).
+    /// check), or a picture that stayed unchanged (the frozen-input check). The evidence says
+    /// which (`Evidence.parallax`, `Evidence.frozen`).
     case presentationAttack
 }
 

@@ -88,7 +88,7 @@ final class ReportSchemaTests: XCTestCase {
         let policy = try XCTUnwrap(json["policy"] as? [String: Any])
         let expectedPolicy = try XCTUnwrap(try JSONSerialization.jsonObject(with: JSONEncoder().encode(LivenessPolicy())) as? [String: Any])
         XCTAssertEqual(Set(policy.keys), Set(expectedPolicy.keys))
-        XCTAssertEqual(policy.count, 31)
+        XCTAssertEqual(policy.count, 34)
         XCTAssertEqual((policy["blinkClosureThreshold"] as? NSNumber)?.doubleValue, 0.22)
 
         XCTAssertEqual(json["seed"] as? Int, 5)
@@ -143,7 +143,10 @@ final class ReportSchemaTests: XCTestCase {
 
         // The machine saw no residuals (ARKit-style observations): the check did not decide.
         let attack = try XCTUnwrap(json["presentationAttack"] as? [String: Any])
-        XCTAssertEqual(Set(attack.keys), ["parallax"])
+        XCTAssertEqual(Set(attack.keys), ["parallax", "frozen"])
+        let frozen = try XCTUnwrap(attack["frozen"] as? [String: Any])
+        XCTAssertEqual(Set(frozen.keys), ["status", "longestRunFrames", "longestRunSeconds", "framesMeasured"])
+        XCTAssertEqual(frozen["status"] as? String, "off", "off by default")
         let parallax = try XCTUnwrap(attack["parallax"] as? [String: Any])
         XCTAssertEqual(Set(parallax.keys), ["status", "residual", "threshold", "framesUsed", "framesUnreliable", "frameIndex"])
         XCTAssertEqual(parallax["status"] as? String, "notEvaluated")

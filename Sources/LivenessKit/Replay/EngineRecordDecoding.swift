@@ -9,6 +9,8 @@ import LivenessCore
 ///   the line-of-sight yaw from `line_of_sight_yaw_degrees` when present (older traces lack it),
 ///   `pitch_degrees`, `roll_degrees`, `eye_distance_px`, `planar_residual` (older traces lack it:
 ///   the parallax check is then not evaluated) and the box `box_x/y/w/h` when present.
+/// * `frame_difference` (grey levels) when present (older traces lack it: the frozen-input
+///   check is then not evaluated).
 /// * `faces` → `faceCount` (default 1 with a face, else 0).
 /// * `device_rotation_dps` (°/s) with `rotation_source`; both absent → unknown.
 /// * `frame_width`/`frame_height` (pixels) when present.
@@ -43,7 +45,8 @@ enum EngineRecordDecoding {
         return Observation(
             frameIndex: frame, timestampMicroseconds: try TraceTime.microseconds(seconds: seconds, field: "seconds"),
             face: face, faceCount: faces, deviceRotation: try rotation(f),
-            frameWidth: try size(f, "frame_width"), frameHeight: try size(f, "frame_height"))
+            frameWidth: try size(f, "frame_width"), frameHeight: try size(f, "frame_height"),
+            frameDifference: try f.number("frame_difference", in: .greyLevels))
     }
 
     private static func box(_ f: some TraceFields) throws(FieldError) -> FaceBox? {

@@ -171,6 +171,9 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         /// the largest residual of the judged turn (fraction of the eye distance) and the
         /// threshold it was compared with.
         public var parallax: ParallaxEvidence
+        /// The frozen-input check: status `off`, `notEvaluated`, `live` or `frozen`, and the
+        /// longest run of unchanged frames.
+        public var frozen: FrozenEvidence
     }
 
     /// Frame counts (see `Evidence` for the exact rules).

@@ -60,7 +60,9 @@ extension LivenessReport {
         self.error = error
         var parallax = e.parallax
         parallax.residual = parallax.residual.map(q)
-        presentationAttack = PresentationAttack(parallax: parallax)
+        var frozen = e.frozen
+        frozen.longestRunSeconds = q(frozen.longestRunSeconds)
+        presentationAttack = PresentationAttack(parallax: parallax, frozen: frozen)
     }
 
     /// The report as pretty-printed JSON with sorted keys and unescaped slashes, ending in a newline.

@@ -42,6 +42,7 @@ public final class FrameProcessor {
     public private(set) var framesProcessed = 0
     private let observer: FaceObserver
     private var parallax = ParallaxReference()
+    private let difference = FrameDifference()
     private var rotation: RotationProvider?
     /// When set, each frame's device rotation is estimated on a second thread while the face is
     /// tracked (same results; for a single input on an otherwise idle core).
@@ -110,6 +111,10 @@ public final class FrameProcessor {
         if let rotationFailure { throw rotationFailure }
         var result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
                                           rotation: deviceRotation)
+        if let d = difference.difference(of: frame) {
+            result.observation.frameDifference = d
+            result.record.frameDifference = d
+        }
         if let residual = parallax.residual(of: measurement, width: frame.width, height: frame.height) {
             result.observation.face?.planarResidual = residual
             result.record.planarResidual = residual
