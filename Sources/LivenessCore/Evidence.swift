@@ -26,11 +26,17 @@ public struct Evidence: Sendable, Equatable, Codable {
     public var framesRotationUnknown: Int = 0
     /// Frames accepted after the verdict: counted, not processed.
     public var framesIgnoredAfterVerdict: Int = 0
+    /// The parallax check of the turn (`ParallaxCheck`): off, not evaluated, depth or flat.
+    public var parallax: ParallaxEvidence
+    /// The frozen-input check (`FrozenCheck`): off, not evaluated, live or frozen.
+    public var frozen: FrozenEvidence
 
     /// Creates empty evidence for a session.
     public init(seed: UInt64, challenge: [Action], policy: LivenessPolicy) {
         self.seed = seed
         self.challenge = challenge
         self.policy = policy
+        parallax = ParallaxCheck(policy: policy).initialEvidence
+        frozen = FrozenCheck(policy: policy).evidence
     }
 }

@@ -10,6 +10,8 @@ public enum NotCreditedReason: String, Sendable, Codable {
     case capReached
     /// A verdict already exists: the frame is counted, not processed.
     case afterVerdict
+    /// The frame completed a run of unchanged frames: frozen input (`FrozenCheck`).
+    case frozenInput
 }
 
 /// The machine's judgement of one frame, for traces (one record per frame, failed frames included).

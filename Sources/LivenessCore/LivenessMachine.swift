@@ -19,6 +19,12 @@
 ///   that a camera that turns or an image that slides cannot make a turn by itself.
 /// * **Turn runs** count consecutive credited frames beyond the threshold *in the same direction*;
 ///   any non-credited frame, a frame below the threshold or a change of sign restarts the run.
+/// * **Parallax**: the run that credits the turn is judged by `ParallaxCheck` on the residuals
+///   its frames carry; a flat run fails the session with `presentationAttack` on that frame
+///   (the turn is not credited).
+/// * **Frozen input**: `FrozenCheck` runs on every frame before the verdict, in any phase; a
+///   picture unchanged for `frozenSeconds` fails the session with `presentationAttack` on the
+///   frame that completes the run (not credited: `frozenInput`).
 /// * **Counts**: `framesRotationUnknown` counts credited scan frames with unknown rotation;
 ///   `framesRotating` counts scan frames with a face refused for rotation.
 /// * **noFace precedence** applies to `timeout` and `inputEnded`; an explicit `cancelled` or
@@ -54,6 +60,8 @@ public struct LivenessMachine: Sendable {
     private var sightBaseline: YawBaseline
     private var turnRun = 0
     private var turnRunSign = 0
+    private var parallax: ParallaxCheck
+    private var frozen: FrozenCheck
     private var blinkDone = false
     private var turnDone = false
     private var everTracked = false
@@ -73,6 +81,8 @@ public struct LivenessMachine: Sendable {
         yawBaseline = YawBaseline(windowSeconds: policy.yawBaselineWindowSeconds)
         sightFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
         sightBaseline = YawBaseline(windowSeconds: policy.yawBaselineWindowSeconds)
+        parallax = ParallaxCheck(policy: policy)
+        frozen = FrozenCheck(policy: policy)
     }
 
     private var actionsDone: Int { (blinkDone ? 1 : 0) + (turnDone ? 1 : 0) }
@@ -127,6 +137,17 @@ public struct LivenessMachine: Sendable {
                 filteredSight = face.yawIsFiltered ? sight : sightFilter.update(yawDegrees: sight, timestampMicroseconds: t)
             }
             frame.inGuide = guide.contains(x: face.centerX, y: face.centerY, width: o.frameWidth, height: o.frameHeight)
+        }
+
+        // Frozen input, in any phase: decided before the frame is evaluated.
+        let isFrozen = frozen.observe(difference: o.frameDifference, at: t)
+        evidence.frozen = frozen.evidence
+        if isFrozen {
+            frame.notCreditedReason = .frozenInput
+            decide(Verdict(status: .failed, reason: .presentationAttack, timestampMicroseconds: t,
+                           frameIndex: o.frameIndex), into: &events)
+            frame.hud = hud ?? .noFace
+            return LivenessStep(frame: frame, events: events)
         }
 
         // Settle -> framing.
@@ -211,11 +232,21 @@ public struct LivenessMachine: Sendable {
                 let sign = rel > 0 ? 1 : -1
                 turnRun = sign == turnRunSign ? turnRun + 1 : 1
                 turnRunSign = sign
+                if turnRun == 1 { parallax.startRun() }
+                if let face = o.face { parallax.add(face) }
             } else {
                 turnRun = 0
                 turnRunSign = 0
             }
             if !turnDone, turnRun >= max(1, policy.turnHeldFrames), let rel = frame.relativeYawDegrees {
+                // The parallax check: a turn a single homography explains is a flat picture.
+                evidence.parallax = parallax.judge(frameIndex: o.frameIndex)
+                if evidence.parallax.status == .flat {
+                    decide(Verdict(status: .failed, reason: .presentationAttack, timestampMicroseconds: t,
+                                   frameIndex: o.frameIndex), into: &events)
+                    frame.hud = hud ?? .noFace
+                    return LivenessStep(frame: frame, events: events)
+                }
                 turnDone = true
                 credit(ActionEvidence(action: .turnHead, frameIndex: o.frameIndex, timestampMicroseconds: t,
                                       value: rel, direction: rel > 0 ? .left : .right), into: &events)
@@ -272,6 +303,7 @@ public struct LivenessMachine: Sendable {
             if let v, !v.isFinite { throw LivenessError.nonFiniteValue(frameIndex: o.frameIndex, field: field) }
         }
         try check(o.deviceRotation.degreesPerSecond, "deviceRotation.degreesPerSecond")
+        try check(o.frameDifference, "frameDifference")
         guard let f = o.face else { return }
         try check(f.centerX, "face.centerX")
         try check(f.centerY, "face.centerY")
@@ -280,6 +312,7 @@ public struct LivenessMachine: Sendable {
         // Pitch and eye distance feed the blink rule (nods, landmark-fit jumps).
         try check(f.pitchDegrees, "face.pitchDegrees")
         try check(f.eyeDistancePixels, "face.eyeDistancePixels")
+        try check(f.planarResidual, "face.planarResidual")
         switch f.eyes {
         case let .aspectRatio(l, r), let .closure(l, r):
             try check(l, "face.eyes.left")

@@ -85,9 +85,13 @@ public struct FaceObservation: Sendable, Equatable {
     /// `true` when `yawDegrees` is already filtered by its source (ARKit): the engine then uses it
     /// as given, without its median filter. Baseline subtraction still applies.
     public var yawIsFiltered: Bool
+    /// Parallax residual of this frame's landmarks against the session's frontal reference frame
+    /// (dimensionless: a fraction of the eye-centre distance; see `ParallaxCheck`), or `nil` when
+    /// not measured (no landmarks, as in ARKit traces; no reference yet; no fit).
+    public var planarResidual: Double?
 
     /// Creates a face observation. Defaults: open eyes given as closures (0, 0), frontal yaw 0°,
-    /// no line-of-sight yaw, no pitch/roll/box/eye distance, yaw not pre-filtered.
+    /// no line-of-sight yaw, no pitch/roll/box/eye distance, yaw not pre-filtered, no residual.
     public init(
         centerX: Double,
         centerY: Double,
@@ -98,7 +102,8 @@ public struct FaceObservation: Sendable, Equatable {
         rollDegrees: Double? = nil,
         box: FaceBox? = nil,
         eyeDistancePixels: Double? = nil,
-        yawIsFiltered: Bool = false
+        yawIsFiltered: Bool = false,
+        planarResidual: Double? = nil
     ) {
         self.centerX = centerX
         self.centerY = centerY
@@ -110,6 +115,7 @@ public struct FaceObservation: Sendable, Equatable {
         self.box = box
         self.eyeDistancePixels = eyeDistancePixels
         self.yawIsFiltered = yawIsFiltered
+        self.planarResidual = planarResidual
     }
 }
 
@@ -129,6 +135,10 @@ public struct Observation: Sendable, Equatable {
     public var frameWidth: Int?
     /// Frame height in pixels, if known.
     public var frameHeight: Int?
+    /// Mean absolute difference in grey levels (0…255) between this frame's small grey thumbnail
+    /// and the previous frame's, for the frozen-input check (`FrozenCheck`); `nil` when not
+    /// measured (the first frame, ARKit traces, traces written before the column).
+    public var frameDifference: Double?
 
     /// Creates an observation. `faceCount` defaults to 1 when `face` is given, else 0.
     public init(
@@ -138,7 +148,8 @@ public struct Observation: Sendable, Equatable {
         faceCount: Int? = nil,
         deviceRotation: DeviceRotation = .unknown,
         frameWidth: Int? = nil,
-        frameHeight: Int? = nil
+        frameHeight: Int? = nil,
+        frameDifference: Double? = nil
     ) {
         self.frameIndex = frameIndex
         self.timestampMicroseconds = timestampMicroseconds
@@ -147,5 +158,6 @@ public struct Observation: Sendable, Equatable {
         self.deviceRotation = deviceRotation
         self.frameWidth = frameWidth
         self.frameHeight = frameHeight
+        self.frameDifference = frameDifference
     }
 }

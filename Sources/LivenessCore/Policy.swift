@@ -94,6 +94,32 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// this much. Used only when observations carry a line-of-sight yaw. See docs/head-pose.md.
     public var yawSwayDegrees: Double = 3
 
+    // MARK: Presentation attacks (see docs/presentation-attacks.md)
+
+    /// The parallax check, 1 on (default) or 0 off: a turn credited on a face whose landmarks a
+    /// single homography explains (a flat photo or screen, swung or moved) fails the session with
+    /// `presentationAttack`. See `ParallaxCheck`.
+    public var parallaxCheck: Int = 1
+    /// Parallax residual (fraction of the inter-ocular distance, `FaceObservation.planarResidual`)
+    /// below which a credited turn is taken to be a flat picture. Calibrated on the real labelled
+    /// turns and the generated flat attacks (docs/presentation-attacks.md).
+    public var parallaxMinResidual: Double = 0.034
+    /// Eye-centre distance in pixels below which a frame's landmarks are too coarse for the
+    /// parallax check: such frames do not decide either way.
+    public var parallaxMinEyeDistancePixels: Double = 30
+    /// The frozen-input check, 1 on or 0 off (the default): a picture that stays unchanged for
+    /// `frozenSeconds` (a frozen decoder, an injected still) fails the session with
+    /// `presentationAttack`. See `FrozenCheck`. Off by default because the generated live
+    /// regression cases render a still head without sensor noise (runs of pixel-identical
+    /// frames, which no camera gives); docs/presentation-attacks.md.
+    public var frozenCheck: Int = 0
+    /// Mean absolute difference in grey levels (`Observation.frameDifference`) at or below which
+    /// a frame counts as unchanged from the previous one. Calibrated on the real clips (frozen
+    /// 0.0013–0.0016, a camera's duplicated frames 0.0000–0.1 for at most 0.44 s).
+    public var frozenMaxDifference: Double = 0.1
+    /// Seconds a run of unchanged frames must last to be frozen input.
+    public var frozenSeconds: Double = 1.5
+
     /// The spec's defaults.
     public init() {}
 
@@ -105,6 +131,8 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case eyeDipReferenceSeconds, eyeClosureDeadZone, eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
         case eyeDipConfirmSeconds, eyeDeepDipLevel, eyeNodPitchDegrees, eyeNodWindowSeconds, eyeFitJumpRatio
         case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
+        case parallaxCheck, parallaxMinResidual, parallaxMinEyeDistancePixels
+        case frozenCheck, frozenMaxDifference, frozenSeconds
     }
 
     /// Decodes a possibly partial policy: absent keys keep their defaults.
@@ -141,6 +169,12 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.yawMedianWindowSeconds, &yawMedianWindowSeconds)
         try take(.yawBaselineWindowSeconds, &yawBaselineWindowSeconds)
         try take(.yawSwayDegrees, &yawSwayDegrees)
+        try take(.parallaxCheck, &parallaxCheck)
+        try take(.parallaxMinResidual, &parallaxMinResidual)
+        try take(.parallaxMinEyeDistancePixels, &parallaxMinEyeDistancePixels)
+        try take(.frozenCheck, &frozenCheck)
+        try take(.frozenMaxDifference, &frozenMaxDifference)
+        try take(.frozenSeconds, &frozenSeconds)
     }
 }
 

@@ -134,7 +134,11 @@ extension LivenessPolicy {
     ///   `eyeDipConfirmSeconds` below, `eyeDeepDipLevel` below, `eyeNodPitchDegrees` and
     ///   `eyeFitJumpRatio` above (or 0, which disables the rule), `eyeNodWindowSeconds` 0 (which
     ///   disables the nod rule), `yawMedianWindowSeconds` below and `yawSwayDegrees` above their
-    ///   defaults (a wider sway allowance lets a camera's rotation through as a turn).
+    ///   defaults (a wider sway allowance lets a camera's rotation through as a turn);
+    /// * the presentation-attack checks: `parallaxCheck` below 1 (off), `parallaxMinResidual`
+    ///   below its calibrated default (a flatter face passes), `parallaxMinEyeDistancePixels`
+    ///   above (more frames left undecided); `frozenCheck` below 1, `frozenMaxDifference` below
+    ///   (fewer frames count as unchanged), `frozenSeconds` above.
     public static let bounds: [PolicyBound] = [
         // Phases.
         PolicyBound("settleSeconds", 0...10, "s", \.settleSeconds),
@@ -169,6 +173,13 @@ extension LivenessPolicy {
         PolicyBound("yawMedianWindowSeconds", 0...2, "s", weaker: .below, \.yawMedianWindowSeconds),
         PolicyBound("yawBaselineWindowSeconds", 0...10, "s", \.yawBaselineWindowSeconds),
         PolicyBound("yawSwayDegrees", 0...30, "°", weaker: .above, \.yawSwayDegrees),
+        // Presentation attacks.
+        PolicyBound("parallaxCheck", 0...1, "switch (1 on, 0 off)", weaker: .below, \.parallaxCheck),
+        PolicyBound("parallaxMinResidual", 0...1, "fraction of the eye distance", weaker: .below, \.parallaxMinResidual),
+        PolicyBound("parallaxMinEyeDistancePixels", 0...10_000, "px", weaker: .above, \.parallaxMinEyeDistancePixels),
+        PolicyBound("frozenCheck", 0...1, "switch (1 on, 0 off)", weaker: .below, \.frozenCheck),
+        PolicyBound("frozenMaxDifference", 0...255, "grey levels", weaker: .below, \.frozenMaxDifference),
+        PolicyBound("frozenSeconds", 0.1...300, "s", weaker: .above, \.frozenSeconds),
     ]
 
     /// The row of `key`, or `nil` for a key the policy does not have.

@@ -10,6 +10,10 @@ public enum FailureReason: String, Sendable, Codable {
     case cancelled
     /// The input could not be used (reported by front ends).
     case invalidInput
+    /// Not a live face in front of a camera: a turn credited on a flat picture (the parallax
+    /// check), or a picture that stayed unchanged (the frozen-input check). The evidence says
+    /// which (`Evidence.parallax`, `Evidence.frozen`).
+    case presentationAttack
 }
 
 /// The outcome of a session.

@@ -41,6 +41,12 @@ public struct TraceRecord: Sendable, Equatable {
     /// Phase and HUD state after the frame.
     public var phase: String?
     public var hud: String?
+    /// Parallax residual against the autoshot frame's landmarks, a fraction of the eye distance
+    /// (`FaceObservation.planarResidual`); `nil` without a face or before the autoshot.
+    public var planarResidual: Double?
+    /// Mean absolute grey-level difference of the frame's thumbnail from the previous frame's
+    /// (`Observation.frameDifference`); `nil` on the first frame.
+    public var frameDifference: Double?
     /// The 68 landmarks, pixels (only with `--landmarks`).
     public var landmarks: [Double]?
     /// Frame size in pixels (needed to replay a trace against the guide circle).

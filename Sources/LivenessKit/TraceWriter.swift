@@ -15,7 +15,8 @@ public final class TraceWriter {
         "frame", "seconds", "face", "faces", "box_x", "box_y", "box_w", "box_h", "face_center_x", "face_center_y",
         "ear_left", "ear_right", "yaw_degrees", "line_of_sight_yaw_degrees", "pitch_degrees", "roll_degrees", "eye_distance_px",
         "eye_closure_left", "eye_closure_right", "relative_yaw_degrees", "device_rotation_dps", "rotation_source",
-        "credited", "not_credited_reason", "phase", "hud", "frame_width", "frame_height",
+        "credited", "not_credited_reason", "phase", "hud", "frame_width", "frame_height", "planar_residual",
+        "frame_difference",
     ]
 
     private let sink: OutputSink
@@ -39,7 +40,7 @@ public final class TraceWriter {
             n(r.earLeft), n(r.earRight), n(r.yawDegrees), n(r.lineOfSightYawDegrees), n(r.pitchDegrees), n(r.rollDegrees), n(r.eyeDistancePixels),
             n(r.eyeClosureLeft), n(r.eyeClosureRight), n(r.relativeYawDegrees), n(r.deviceRotationDegreesPerSecond),
             r.rotationSource.rawValue, r.credited.map { $0 ? "1" : "0" }, r.notCreditedReason, r.phase, r.hud,
-            String(r.frameWidth), String(r.frameHeight),
+            String(r.frameWidth), String(r.frameHeight), n(r.planarResidual), n(r.frameDifference),
         ]
     }
 

@@ -328,10 +328,12 @@ final class EngineTraceRoundTripTests: XCTestCase {
                 record.rollDegrees = r(-20...20)
                 record.eyeDistancePixels = r(20...200)
                 record.landmarks = (0..<136).map { _ in r(0...1280) }
+                record.planarResidual = i % 5 == 0 ? nil : r(0...0.3)  // absent before the autoshot
                 face = FaceObservation(centerX: record.faceCenterX!, centerY: record.faceCenterY!,
                                        eyes: .aspectRatio(left: record.earLeft!, right: record.earRight!),
                                        yawDegrees: record.yawDegrees!, pitchDegrees: record.pitchDegrees,
-                                       rollDegrees: record.rollDegrees, box: box, eyeDistancePixels: record.eyeDistancePixels)
+                                       rollDegrees: record.rollDegrees, box: box, eyeDistancePixels: record.eyeDistancePixels,
+                                       planarResidual: record.planarResidual)
             }
             // Core-derived columns: written, never read back as input.
             record.eyeClosureLeft = r(0...1)
@@ -398,6 +400,37 @@ final class EngineTraceRoundTripTests: XCTestCase {
         if direct.verdict == nil { _ = direct.finish(.inputEnded) }
         XCTAssertEqual(verdicts, [direct.verdict, direct.verdict])
         XCTAssertEqual(evidence, [direct.evidence, direct.evidence])
+    }
+}
+
+final class ParallaxReplayTests: XCTestCase {
+    /// A trace of a flat turn (the residual column says flat) fails with presentationAttack on
+    /// replay; the same trace without the column (an older trace) is not evaluated and passes.
+    func testTheResidualColumnDecidesAndItsAbsenceIsNotEvaluated() throws {
+        let dir = try temporaryDirectory(self)
+        var header = TraceWriter.columns
+        let lines = (0..<30).map { i -> [String: String] in
+            // Autoshot on frame 10 (framed, 0.4 s); a blink on frame 12; a 12° turn from frame 15.
+            ["frame": "\(i)", "seconds": "\(Double(i) * 0.04)", "face": "1", "faces": "1", "face_center_x": "0.5",
+             "face_center_y": "0.5", "ear_left": i == 12 || i == 13 ? "0.1" : "0.3", "ear_right": i == 12 || i == 13 ? "0.1" : "0.3",
+             "yaw_degrees": i >= 15 ? "12" : "0", "eye_distance_px": "60", "frame_width": "640", "frame_height": "480",
+             "planar_residual": i > 10 ? "0.012" : ""]
+        }
+        func write(_ name: String, columns: [String]) throws -> String {
+            let path = dir.appendingPathComponent(name).path
+            let rows = [columns.joined(separator: ",")] + lines.map { line in columns.map { line[$0] ?? "" }.joined(separator: ",") }
+            try (rows.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let flat = try TraceReplay.run(try TraceReader(path: try write("flat.csv", columns: header)), policy: .init(), seed: 1).machine
+        XCTAssertEqual(flat.verdict?.reason, .presentationAttack)
+        XCTAssertEqual(flat.evidence.parallax.status, .flat)
+        XCTAssertEqual(flat.evidence.parallax.residual, 0.012)
+
+        header.removeAll { $0 == "planar_residual" }
+        let old = try TraceReplay.run(try TraceReader(path: try write("old.csv", columns: header)), policy: .init(), seed: 1).machine
+        XCTAssertEqual(old.evidence.parallax.status, .notEvaluated)
+        XCTAssertTrue(old.evidence.actions.contains { $0.action == .turnHead }, "without residuals the turn stands")
     }
 }
 

@@ -58,7 +58,8 @@ private func object(_ report: LivenessReport) throws -> [String: Any] {
 final class ReportSchemaTests: XCTestCase {
     /// The keys of `liveness-report/1`, from docs/report-schema.md.
     private let topKeys: Set<String> = ["schema", "engine", "input", "policy", "seed", "challenge", "verdict", "actions",
-                                        "autoshot", "snapshot", "frames", "timing", "warnings", "error", "policyWeakerThanSpec"]
+                                        "autoshot", "snapshot", "frames", "timing", "warnings", "error", "policyWeakerThanSpec",
+                                        "presentationAttack"]
     private let inputKeys: Set<String> = ["path", "kind", "width", "height", "fps", "frames", "durationSeconds", "rotationDegrees",
                                           "mirrored"]
     private let stillKeys: Set<String> = ["frame", "seconds", "path", "box"]
@@ -87,7 +88,7 @@ final class ReportSchemaTests: XCTestCase {
         let policy = try XCTUnwrap(json["policy"] as? [String: Any])
         let expectedPolicy = try XCTUnwrap(try JSONSerialization.jsonObject(with: JSONEncoder().encode(LivenessPolicy())) as? [String: Any])
         XCTAssertEqual(Set(policy.keys), Set(expectedPolicy.keys))
-        XCTAssertEqual(policy.count, 28)
+        XCTAssertEqual(policy.count, 34)
         XCTAssertEqual((policy["blinkClosureThreshold"] as? NSNumber)?.doubleValue, 0.22)
 
         XCTAssertEqual(json["seed"] as? Int, 5)
@@ -139,6 +140,19 @@ final class ReportSchemaTests: XCTestCase {
         XCTAssertEqual(Set(timing.keys), ["wallSeconds", "framesPerSecond"])
         XCTAssertEqual((timing["framesPerSecond"] as? NSNumber)?.doubleValue, 16)
         XCTAssertEqual(json["warnings"] as? [String], ["a warning"])
+
+        // The machine saw no residuals (ARKit-style observations): the check did not decide.
+        let attack = try XCTUnwrap(json["presentationAttack"] as? [String: Any])
+        XCTAssertEqual(Set(attack.keys), ["parallax", "frozen"])
+        let frozen = try XCTUnwrap(attack["frozen"] as? [String: Any])
+        XCTAssertEqual(Set(frozen.keys), ["status", "longestRunFrames", "longestRunSeconds", "framesMeasured"])
+        XCTAssertEqual(frozen["status"] as? String, "off", "off by default")
+        let parallax = try XCTUnwrap(attack["parallax"] as? [String: Any])
+        XCTAssertEqual(Set(parallax.keys), ["status", "residual", "threshold", "framesUsed", "framesUnreliable", "frameIndex"])
+        XCTAssertEqual(parallax["status"] as? String, "notEvaluated")
+        XCTAssertTrue(isNull(parallax["residual"]), "an absent residual is written as null")
+        XCTAssertEqual((parallax["threshold"] as? NSNumber)?.doubleValue, LivenessPolicy().parallaxMinResidual)
+        XCTAssertEqual(parallax["frameIndex"] as? Int, 31)
     }
 
     func testFailedReportWritesNullsInsteadOfOmittingKeys() throws {

@@ -159,6 +159,9 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
             frame = cv2.warpPerspective(frame, H, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         elif held:
             frame = render_held_photo(canvas, A, out_w, out_h, K, background, held, t, rng)
+            if cam:
+                # A camera that pans past the held picture: the whole frame, background included.
+                frame = cv2.warpPerspective(frame, K @ r.T @ Kinv, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         else:
             H = K @ r.T @ Kinv @ A
             frame = cv2.warpPerspective(canvas, H, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
@@ -219,11 +222,23 @@ def paste_second_face(canvas, scene, spec):
 
 
 def render_held_photo(canvas, A, out_w, out_h, K, background, spec, t, rng):
-    """The printed portrait (the still frame with a white border) as a plane held 35 cm away,
-    tilting and rotating with the hand, over a still textured background."""
+    """The printed portrait (the still frame with a white border), or a phone screen showing it
+    (`bezel`), as a plane held 35 cm away, tilting and rotating with the hand, over a still
+    textured background. The face on it may blink (the recipe's `blinks`: a screen replaying a
+    blinking face). `curvature` bends the print about its vertical axis into a cylinder of
+    radius 1/curvature print widths (a photo that is not quite flat)."""
     pw, ph = out_w, out_h
     print_img = cv2.warpAffine(canvas, A[:2], (pw, ph), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
-    print_img = cv2.copyMakeBorder(print_img, 18, 18, 18, 18, cv2.BORDER_CONSTANT, value=(235, 235, 235))
+    bezel = spec.get("bezel")
+    if bezel:
+        # A screen: slightly blue and bright, with a row pattern, inside a black bezel.
+        screen = print_img.astype(np.float32) * np.array([1.04, 0.98, 0.92]) + 10
+        screen[::3] *= 0.9
+        print_img = np.clip(screen, 0, 255).astype(np.uint8)
+        b = int(bezel.get("width", 0.06) * pw)
+        print_img = cv2.copyMakeBorder(print_img, b, b, b, b, cv2.BORDER_CONSTANT, value=(18, 18, 18))
+    else:
+        print_img = cv2.copyMakeBorder(print_img, 18, 18, 18, 18, cv2.BORDER_CONSTANT, value=(235, 235, 235))
     ph2, pw2 = print_img.shape[:2]
     size_mm = spec.get("widthFraction", 0.8)
     ay = math.radians(spec.get("tiltY", 15) * math.sin(2 * math.pi * t / spec.get("periodY", 2.2)))
@@ -232,15 +247,35 @@ def render_held_photo(canvas, A, out_w, out_h, K, background, spec, t, rng):
     r = rotation_matrix(math.degrees(ay), math.degrees(ax), math.degrees(az))
     dist = K[0, 0] / size_mm  # so that the print's width in the image is widthFraction of the frame
     jitter = np.array([3 * math.sin(7 * t), 2 * math.sin(5.3 * t + 1), 0.0])
-    corners = np.array([[-0.5, -0.5 * ph2 / pw2, 0], [0.5, -0.5 * ph2 / pw2, 0], [0.5, 0.5 * ph2 / pw2, 0], [-0.5, 0.5 * ph2 / pw2, 0]]) * out_w
-    cam = (r @ corners.T).T + np.array([0, 0, dist]) + jitter
-    proj = (K @ cam.T).T
-    dst = (proj[:, :2] / proj[:, 2:3]).astype(np.float32)
-    src = np.array([[0, 0], [pw2, 0], [pw2, ph2], [0, ph2]], dtype=np.float32)
-    H = cv2.getPerspectiveTransform(src, dst)
-    warped = cv2.warpPerspective(print_img, H, (out_w, out_h), flags=cv2.INTER_LINEAR)
-    mask = cv2.warpPerspective(np.full((ph2, pw2), 255, np.uint8), H, (out_w, out_h))
-    frame = np.where(mask[..., None] > 127, warped, background)
+    half_h = 0.5 * ph2 / pw2
+    curvature = spec.get("curvature", 0.0)
+    strips = 24 if curvature else 1
+    frame = background.copy()
+    for k in range(strips):
+        # Each strip of the print is a plane: a flat print is one strip, a bent one many,
+        # their corners on a cylinder (x along the arc, depth towards the camera).
+        u0, u1 = k / strips, (k + 1) / strips
+        corners = []
+        for u, v in ((u0, -half_h), (u1, -half_h), (u1, half_h), (u0, half_h)):
+            s_arc = (u - 0.5)
+            if curvature:
+                x = math.sin(s_arc * curvature) / curvature
+                z = (math.cos(s_arc * curvature) - 1) / curvature
+            else:
+                x, z = s_arc, 0.0
+            corners.append([x, v, -z])  # the bulge faces the camera
+        cam = (r @ (np.array(corners) * out_w).T).T + np.array([0, 0, dist]) + jitter
+        proj = (K @ cam.T).T
+        dst = (proj[:, :2] / proj[:, 2:3]).astype(np.float32)
+        x0, x1 = u0 * pw2, u1 * pw2
+        src = np.array([[x0, 0], [x1, 0], [x1, ph2], [x0, ph2]], dtype=np.float32)
+        H = cv2.getPerspectiveTransform(src, dst)
+        warped = cv2.warpPerspective(print_img, H, (out_w, out_h), flags=cv2.INTER_LINEAR)
+        # The strip's own footprint (one pixel wider, so strips leave no seams).
+        footprint = np.zeros((ph2, pw2), np.uint8)
+        footprint[:, max(0, int(x0) - 1):min(pw2, int(math.ceil(x1)) + 1)] = 255
+        mask = cv2.warpPerspective(footprint, H, (out_w, out_h))
+        frame = np.where(mask[..., None] > 127, warped, frame)
     # Sheen and print noise, then a low-quality JPEG (the photo of a photo).
     frame = np.clip(frame.astype(np.float32) * 0.92 + 12 + rng.normal(0, 4, frame.shape), 0, 255).astype(np.uint8)
     ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, spec.get("jpegQuality", 35)])

@@ -262,6 +262,18 @@ typedef struct ft_pose {
  */
 ft_status ft_estimate_pose(const double *landmarks, int width, int height, ft_pose *out, ft_error *error);
 
+/**
+ * How far `count` points (`points`: x0,y0,x1,y1,... pixels) are from being the image of
+ * `reference` (the same `count` points on another frame) under one plane-to-plane mapping: a
+ * homography is fitted robustly (OpenCV findHomography, least median of squares, then refined
+ * on its inliers) and `errors` (count values, caller-owned) receives each point's distance in
+ * pixels from where the homography puts its reference point. A flat picture, however it is
+ * tilted or moved, gives errors at the level of landmark noise; a turning head does not.
+ * FT_ERR_ARGUMENT for null pointers, fewer than 8 or more than 10000 points or non-finite
+ * coordinates; FT_ERR_DECODE when no homography fits (degenerate points).
+ */
+ft_status ft_planar_residual(const double *reference, const double *points, int count, double *errors, ft_error *error);
+
 /** A tracker for one stream of frames. Not thread-safe; use one per thread/session. */
 ft_status ft_tracker_new(const ft_model *model, const ft_tracker_config *config, ft_tracker **out, ft_error *error);
 void ft_tracker_free(ft_tracker *tracker);

@@ -44,6 +44,10 @@ public struct CaseExpectation: Codable, Sendable {
     /// rotation is unknown and credited, so the yaw alone decides the turn). Each must give the
     /// expected outcome.
     public var sources: [String]?
+    /// The parallax check's status on the case (`off`, `notEvaluated`, `depth`, `flat`;
+    /// docs/presentation-attacks.md): `flat` for the flat presentation attacks, `depth` for a
+    /// live turn.
+    public var parallax: String?
     /// A known engine problem this case shows (reported, never silently accepted).
     public var knownIssue: String?
     public var notes: String?

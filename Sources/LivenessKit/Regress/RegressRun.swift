@@ -103,6 +103,10 @@ enum CaseCheck {
         if gotVerdict != e.verdict || gotReason != e.reason {
             problems.append("verdict \(gotVerdict)/\(gotReason ?? "-"), expected \(e.verdict)/\(e.reason ?? "-")")
         }
+        if let parallax = e.parallax, parallax != run.evidence.parallax.status.rawValue {
+            let residual = run.evidence.parallax.residual.map { String(format: " (residual %.4f)", $0) } ?? ""
+            problems.append("parallax \(run.evidence.parallax.status.rawValue)\(residual), expected \(parallax)")
+        }
         let vt = seconds(run.verdict.timestampMicroseconds)
         if let from = e.verdictFrom, vt < from { problems.append("verdict at \(fmt(vt)) s, expected from \(fmt(from)) s") }
         if let to = e.verdictTo, vt > to { problems.append("verdict at \(fmt(vt)) s, expected by \(fmt(to)) s") }

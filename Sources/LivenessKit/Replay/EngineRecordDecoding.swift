@@ -7,7 +7,10 @@ import LivenessCore
 /// * A face only when `face` is 1: centre from `face_center_x/y`, eyes
 ///   `.aspectRatio(left: ear_left, right: ear_right)`, raw (unfiltered) yaw from `yaw_degrees`,
 ///   the line-of-sight yaw from `line_of_sight_yaw_degrees` when present (older traces lack it),
-///   `pitch_degrees`, `roll_degrees`, `eye_distance_px` and the box `box_x/y/w/h` when present.
+///   `pitch_degrees`, `roll_degrees`, `eye_distance_px`, `planar_residual` (older traces lack it:
+///   the parallax check is then not evaluated) and the box `box_x/y/w/h` when present.
+/// * `frame_difference` (grey levels) when present (older traces lack it: the frozen-input
+///   check is then not evaluated).
 /// * `faces` → `faceCount` (default 1 with a face, else 0).
 /// * `device_rotation_dps` (°/s) with `rotation_source`; both absent → unknown.
 /// * `frame_width`/`frame_height` (pixels) when present.
@@ -35,13 +38,15 @@ enum EngineRecordDecoding {
                 yawDegrees: try f.requiredNumber("yaw_degrees", in: .angle),
                 lineOfSightYawDegrees: try f.number("line_of_sight_yaw_degrees", in: .angle),
                 pitchDegrees: try f.number("pitch_degrees", in: .angle), rollDegrees: try f.number("roll_degrees", in: .angle),
-                box: try box(f), eyeDistancePixels: try f.number("eye_distance_px", in: .pixelLength))
+                box: try box(f), eyeDistancePixels: try f.number("eye_distance_px", in: .pixelLength),
+                planarResidual: try f.number("planar_residual", in: .planarResidual))
         }
         let faces = try f.integer("faces", in: .faceCount)
         return Observation(
             frameIndex: frame, timestampMicroseconds: try TraceTime.microseconds(seconds: seconds, field: "seconds"),
             face: face, faceCount: faces, deviceRotation: try rotation(f),
-            frameWidth: try size(f, "frame_width"), frameHeight: try size(f, "frame_height"))
+            frameWidth: try size(f, "frame_width"), frameHeight: try size(f, "frame_height"),
+            frameDifference: try f.number("frame_difference", in: .greyLevels))
     }
 
     private static func box(_ f: some TraceFields) throws(FieldError) -> FaceBox? {

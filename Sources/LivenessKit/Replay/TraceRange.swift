@@ -34,6 +34,11 @@ struct TraceRange: Sendable {
     static let pixelPosition = TraceRange(range: -100_000...100_000, meaning: "pixels")
     /// `box_w`, `box_h`, `eye_distance_px`: pixels.
     static let pixelLength = TraceRange(range: 0...100_000, meaning: "pixels")
+    /// `planar_residual`: a homography's residual as a fraction of the eye distance (live turns
+    /// read 0.03–0.3; 100 holds any fit of landmarks on the frame).
+    static let planarResidual = TraceRange(range: 0...100, meaning: "fraction of the eye distance")
+    /// `frame_difference`: a mean absolute difference of 8-bit grey levels.
+    static let greyLevels = TraceRange(range: 0...255, meaning: "grey levels")
     /// `frame_width`, `frame_height`, ARKit `imageWidth`, `imageHeight`: pixels.
     static let frameSize = TraceRange(range: 1...100_000, meaning: "pixels")
     /// `device_rotation_dps`: an angular speed (a norm, never negative). The video estimate can

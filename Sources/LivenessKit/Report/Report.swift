@@ -46,6 +46,9 @@ public struct LivenessReport: Sendable, Equatable, Codable {
     /// a policy only when asked to (`--allow-weaker-policy`). Derived from `policy`, so it is
     /// written with every report and recomputed when one is decoded.
     public var policyWeakerThanSpec: [String] { policy.weakerThanSpec.map(\.key) }
+    /// The presentation-attack checks (docs/presentation-attacks.md); `nil` only in reports
+    /// decoded from before the key existed.
+    public var presentationAttack: PresentationAttack?
 
     /// The software that produced the report.
     public struct Engine: Sendable, Equatable, Codable {
@@ -162,6 +165,17 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         }
     }
 
+    /// What the presentation-attack checks found.
+    public struct PresentationAttack: Sendable, Equatable, Codable {
+        /// The parallax check of the head turn: status `off`, `notEvaluated`, `depth` or `flat`,
+        /// the largest residual of the judged turn (fraction of the eye distance) and the
+        /// threshold it was compared with.
+        public var parallax: ParallaxEvidence
+        /// The frozen-input check: status `off`, `notEvaluated`, `live` or `frozen`, and the
+        /// longest run of unchanged frames.
+        public var frozen: FrozenEvidence
+    }
+
     /// Frame counts (see `Evidence` for the exact rules).
     public struct FrameCounts: Sendable, Equatable, Codable {
         /// Frames processed by the state machine, up to and including the deciding frame.
@@ -198,7 +212,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case schema, engine, input, policy, seed, challenge, verdict, actions, autoshot, snapshot, frames, timing, warnings
-        case error
+        case error, presentationAttack
     }
 
     /// Keys added to `liveness-report/1` after its first version: written, not needed to decode
@@ -224,6 +238,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         try c.encode(timing, forKey: .timing)
         try c.encode(warnings, forKey: .warnings)
         try c.encodeOrNull(error, forKey: .error)
+        try c.encodeOrNull(presentationAttack, forKey: .presentationAttack)
         var added = encoder.container(keyedBy: AddedKeys.self)
         try added.encode(policyWeakerThanSpec, forKey: .policyWeakerThanSpec)
     }

@@ -58,6 +58,11 @@ extension LivenessReport {
                         framesPerSecond: wallSeconds > 0 ? q(Double(e.framesRead) / wallSeconds) : nil)
         self.warnings = warnings
         self.error = error
+        var parallax = e.parallax
+        parallax.residual = parallax.residual.map(q)
+        var frozen = e.frozen
+        frozen.longestRunSeconds = q(frozen.longestRunSeconds)
+        presentationAttack = PresentationAttack(parallax: parallax, frozen: frozen)
     }
 
     /// The report as pretty-printed JSON with sorted keys and unescaped slashes, ending in a newline.

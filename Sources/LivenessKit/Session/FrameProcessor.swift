@@ -22,7 +22,8 @@ public struct AnalysisStep {
 /// decoded file, `AnalysisSession`) and camera streams (`StreamSession`) push their frames here.
 ///
 /// Per frame: the device rotation (motion samples or the video's background), the face tracker,
-/// the measurements quantized to trace precision, the `LivenessMachine`, and the autoshot and
+/// the measurements quantized to trace precision, the parallax residual against the autoshot
+/// frame's landmarks (`ParallaxReference`), the `LivenessMachine`, and the autoshot and
 /// snapshot frames kept as copies when the machine names them. Timestamps are the caller's
 /// (microseconds on any clock) and are made relative to the first frame; they must increase —
 /// the front ends check that before calling, with the policy each needs (a file skips such a
@@ -40,6 +41,8 @@ public final class FrameProcessor {
     /// Frames processed.
     public private(set) var framesProcessed = 0
     private let observer: FaceObserver
+    private var parallax = ParallaxReference()
+    private let difference = FrameDifference()
     private var rotation: RotationProvider?
     /// When set, each frame's device rotation is estimated on a second thread while the face is
     /// tracked (same results; for a single input on an otherwise idle core).
@@ -106,10 +109,20 @@ public final class FrameProcessor {
             measurement = try observer.tracker.process(frame, timestampMilliseconds: Double(timestamp) / 1000)
         }
         if let rotationFailure { throw rotationFailure }
-        let result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
+        var result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
                                           rotation: deviceRotation)
+        if let d = difference.difference(of: frame) {
+            result.observation.frameDifference = d
+            result.record.frameDifference = d
+        }
+        if let residual = parallax.residual(of: measurement, width: frame.width, height: frame.height) {
+            result.observation.face?.planarResidual = residual
+            result.record.planarResidual = residual
+        }
         rotation?.didObserve(result.measurement)
         let step = try machine.observe(result.observation)
+        parallax.update(scanning: machine.evidence.autoshot != nil, measurement: measurement,
+                        width: frame.width, height: frame.height)
         framesProcessed += 1
         for event in step.events {
             switch event {
