@@ -40,12 +40,12 @@ func makeScaleClips(width: Int, in dir: URL) throws -> ScaleClips {
     let early = dir.appendingPathComponent("early-\(width).mp4").path
     let noFace = dir.appendingPathComponent("noface-\(width).mp4").path
     let encode = ["-an", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p"]
-    try ffmpeg(["-stream_loop", "1", "-i", shared + "lp-d13-phone-selfie-glasses.mp4", "-vf", "scale=\(width):\(height)"] + encode + [cap])
+    try ffmpeg(["-stream_loop", "1", "-i", shared + "lp-d13-phone-selfie-glasses.mp4", "-vf", "scale=\(width):\(height),setsar=1"] + encode + [cap])
     try ffmpeg(["-i", shared + "st-ref2-talking-turns.mp4", "-filter_complex",
-                "[0]split[a][b];[a]scale=\(width):\(height),boxblur=20[bg];[b]scale=\(width * 9 / 10):-2[fg];[bg][fg]overlay=(W-w)/2:(H-h)/3"]
+                "[0]split[a][b];[a]scale=\(width):\(height),setsar=1,boxblur=20[bg];[b]scale=\(width * 9 / 10):-2,setsar=1[fg];[bg][fg]overlay=(W-w)/2:(H-h)/3"]
                + encode + [early])
     try ffmpeg(["-stream_loop", "2", "-i", shared + "opencv-tree-noface-truncated.avi", "-t", "10", "-vf",
-                "scale=\(width):\(height),fps=30"] + encode + [noFace])
+                "scale=\(width):\(height),setsar=1,fps=30"] + encode + [noFace])
     return ScaleClips(width: width, cap: cap, early: early, noFace: noFace)
 }
 
