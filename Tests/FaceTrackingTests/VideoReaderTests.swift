@@ -38,7 +38,7 @@ final class VideoReaderTests: XCTestCase {
         // that makes ffmpeg show it upright (ffprobe: rotation=-90), as phones write it.
         // VideoOrientationTests compares every orientation with ffmpeg's own decode.
         try Fixtures.ffmpeg(["-loop", "1", "-i", try Fixtures.generated("astronaut.png"), "-t", "0.4", "-r", "10",
-                             "-vf", "scale=360:640,transpose=2", "-c:v", "libx264", "-pix_fmt", "yuv420p", stored])
+                             "-vf", "scale=360:640,setsar=1,transpose=2", "-c:v", "libx264", "-pix_fmt", "yuv420p", stored])
         try Fixtures.ffmpeg(["-i", stored, "-c", "copy", "-metadata:s:v:0", "rotate=270", tagged])
         let reader = try VideoReader(path: tagged)
         XCTAssertEqual(reader.info.rotationDegrees, 90, "turned 90° clockwise to be upright")

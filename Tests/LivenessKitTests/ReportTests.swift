@@ -61,7 +61,7 @@ final class ReportSchemaTests: XCTestCase {
                                         "autoshot", "snapshot", "frames", "timing", "warnings", "error", "policyWeakerThanSpec",
                                         "presentationAttack"]
     private let inputKeys: Set<String> = ["path", "kind", "width", "height", "fps", "frames", "durationSeconds", "rotationDegrees",
-                                          "mirrored"]
+                                          "mirrored", "sampleAspectRatio"]
     private let stillKeys: Set<String> = ["frame", "seconds", "path", "box"]
     private let frameKeys: Set<String> = ["read", "tracked", "credited", "rotating", "rotationUnknown", "ignoredAfterVerdict"]
 
@@ -165,7 +165,7 @@ final class ReportSchemaTests: XCTestCase {
         let input = try XCTUnwrap(json["input"] as? [String: Any])
         XCTAssertEqual(Set(input.keys), inputKeys)
         XCTAssertTrue(isNull(json["error"]), "error is null when the input was usable")
-        for key in ["width", "height", "fps", "frames", "durationSeconds", "rotationDegrees", "mirrored"] {
+        for key in ["width", "height", "fps", "frames", "durationSeconds", "rotationDegrees", "mirrored", "sampleAspectRatio"] {
             XCTAssertTrue(isNull(input[key]), "input.\(key) should be null")
         }
         let verdict = try XCTUnwrap(json["verdict"] as? [String: Any])
