@@ -201,6 +201,13 @@ cp "$output/shards/task-3.jsonl" "$output/first-run/task-3.jsonl"
 timeout 10 scontrol requeue "${job}_3" || fail "scontrol requeue ${job}_3 failed"
 # A requeued job waits two minutes before it is eligible again; make it eligible now.
 timeout 10 scontrol update jobid="${job}_3" StartTime=now || fail "could not release the requeued task"
+# squeue may not list the requeued task for a moment: wait until its second run has started
+# (its log, appended to, has a second shard line), then until the job is done.
+deadline=$((SECONDS + 120))
+until [ "$(cat "$output"/logs/*_3.log 2>/dev/null | grep -c '^shard ')" -ge 2 ]; do
+  [ $SECONDS -lt $deadline ] || { timeout 10 scontrol show job -o "${job}_3" >&2 || true; fail "the requeued task 3 did not run again within 120 s"; }
+  sleep 0.5
+done
 wait_for_job 120
 
 timeout 10 scontrol show job -o "$job" > "$output/jobs.txt" || fail "scontrol show job $job failed"
