@@ -52,6 +52,32 @@ final class VideoReaderTests: XCTestCase {
         XCTAssertNotNil(try tracker.process(frame).face)
     }
 
+    /// A file whose first video stream is not the one a player shows (a still stored first):
+    /// OpenCV 4.6 decodes only the first, so the file is refused with the way out, never judged
+    /// on the wrong pictures; with the camera's stream first it is read as usual.
+    func testASecondVideoStreamThatAPlayerWouldShowIsNotSilentlyIgnored() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let still = dir.appendingPathComponent("still.jpg").path
+        try Fixtures.ffmpeg(["-i", try Fixtures.generated("astronaut.png"), "-vf", "scale=160:160", still])
+        let moving = dir.appendingPathComponent("moving.mp4").path
+        try Fixtures.ffmpeg(["-loop", "1", "-i", try Fixtures.generated("astronaut.png"), "-t", "1", "-r", "10",
+                             "-c:v", "libx264", "-pix_fmt", "yuv420p", moving])
+        let stillFirst = dir.appendingPathComponent("still-first.mkv").path
+        try Fixtures.ffmpeg(["-i", still, "-i", moving, "-map", "0:v", "-map", "1:v", "-c:v:0", "mjpeg", "-c:v:1", "copy", stillFirst])
+        XCTAssertThrowsError(try VideoReader(path: stillFirst)) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.contains("2 video streams") && message.contains("-map 0:1"), message)
+        }
+        let cameraFirst = dir.appendingPathComponent("camera-first.mkv").path
+        try Fixtures.ffmpeg(["-i", moving, "-i", still, "-map", "0:v", "-map", "1:v", "-c:v:0", "copy", "-c:v:1", "mjpeg", cameraFirst])
+        let reader = try VideoReader(path: cameraFirst)
+        XCTAssertEqual(reader.info.width, 512)
+        let frame = Image()
+        var frames = 0
+        while try reader.read(into: frame) != nil { frames += 1 }
+        XCTAssertEqual(frames, 10, "the camera's ten frames")
+    }
+
     func testTruncatedAVIEndsCleanlyWithItsDecodableFrames() throws {
         let path = try Fixtures.shared("opencv-tree-noface-truncated.avi")
         let reader = try VideoReader(path: path)
