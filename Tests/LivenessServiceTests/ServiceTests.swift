@@ -9,16 +9,10 @@ import XCTest
 /// `liveness serve` over real sockets on loopback: streams against `analyze`, many sessions at
 /// once, every kind of bad input, the token rules, the session limit and TLS.
 final class ServiceTests: XCTestCase {
-    private static let model = try? LandmarkModel.load()
+    private static var model: LandmarkModel? { ServiceTestSupport.model }
 
     private func server(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws -> LivenessServer {
-        var configuration = ServiceConfiguration()
-        configuration.port = 0
-        configure(&configuration)
-        let server = try LivenessServer(configuration: configuration, model: try XCTUnwrap(Self.model))
-        try server.start()
-        addTeardownBlock { server.stop() }
-        return server
+        try startService(configure)
     }
 
     private func address(_ server: LivenessServer) throws -> ServiceAddress { try ServiceAddress(url: server.url) }

@@ -1,8 +1,5 @@
 import FaceTracking
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LivenessCore
 import LivenessEvidence
 import LivenessKit
@@ -14,16 +11,8 @@ import XCTest
 /// the engine's verifier and by the Python reference verifier (Tools/verify_signature.py, no
 /// engine code), with the input digest compared against Python's hashlib.
 final class SignedServiceTests: XCTestCase {
-    private static let model = try? LandmarkModel.load()
-
     private func server(key: SigningKey?) throws -> LivenessServer {
-        var configuration = ServiceConfiguration()
-        configuration.port = 0
-        configuration.signingKey = key
-        let server = try LivenessServer(configuration: configuration, model: try XCTUnwrap(Self.model))
-        try server.start()
-        addTeardownBlock { server.stop() }
-        return server
+        try startService { $0.signingKey = key }
     }
 
     private func scratch() throws -> String {
@@ -54,7 +43,7 @@ final class SignedServiceTests: XCTestCase {
         XCTAssertEqual(reportResponse.status, 200)
         let report = try JSONDecoder().decode(LivenessReport.self, from: Data(reportResponse.body))
         XCTAssertEqual(report.verdict.status, .passed, "the generated blink-then-turn case passes")
-        XCTAssertEqual(try linkHeader(server.url + "/v1/sessions/\(id)"), "</v1/sessions/\(id)/report.sig>; rel=\"signature\"",
+        XCTAssertEqual(try fetch(server, "/v1/sessions/\(id)").headers["link"], "</v1/sessions/\(id)/report.sig>; rel=\"signature\"",
                        "the result points to its signature")
         let signature = try get("/v1/sessions/\(id)/report.sig", server)
         XCTAssertEqual(signature.status, 200, String(decoding: signature.body, as: UTF8.self))
@@ -125,19 +114,6 @@ final class SignedServiceTests: XCTestCase {
         let outcome = try RecordingStreamer(address: try ServiceAddress(url: server.url)).run(try FrameSource(path: clip))
         let id = outcome.sessionID
         XCTAssertEqual(try get("/v1/sessions/\(id)/report.sig", server).status, 404)
-    }
-
-    /// The `Link` header of a GET (URLSession: an HTTP client that is not the engine's).
-    private func linkHeader(_ url: String) throws -> String? {
-        final class Box: @unchecked Sendable { var value: String? }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: URLRequest(url: try XCTUnwrap(URL(string: url)))) { _, response, _ in
-            box.value = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Link")
-            done.signal()
-        }.resume()
-        XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
-        return box.value
     }
 
     private func runPython(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {

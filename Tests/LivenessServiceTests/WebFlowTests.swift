@@ -13,36 +13,10 @@ import FoundationNetworking
 /// headers on each, the demo route that exists only with `--demo`, and the guide circle the
 /// `session` message gives the page. (The page itself runs in `WebFlowBrowserTests`.)
 final class WebFlowTests: XCTestCase {
-    private static let model = try? LandmarkModel.load()
+    private static var model: LandmarkModel? { ServiceTestSupport.model }
 
     private func server(_ configure: (inout ServiceConfiguration) -> Void = { _ in }) throws -> LivenessServer {
-        var configuration = ServiceConfiguration()
-        configuration.port = 0
-        configure(&configuration)
-        let server = try LivenessServer(configuration: configuration, model: try XCTUnwrap(Self.model))
-        try server.start()
-        addTeardownBlock { server.stop() }
-        return server
-    }
-
-    /// A request through Foundation's URLSession (another HTTP client than ours), with headers.
-    private func fetch(_ server: LivenessServer, _ path: String, method: String = "GET") throws -> (status: Int, headers: [String: String], body: Data) {
-        var request = URLRequest(url: try XCTUnwrap(URL(string: server.url + path)))
-        request.httpMethod = method
-        request.cachePolicy = .reloadIgnoringLocalCacheData
-        let box = FetchBox()
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            box.result = (data, response as? HTTPURLResponse, error)
-            done.signal()
-        }.resume()
-        XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "\(method) \(path) answered")
-        let (data, response, error) = try XCTUnwrap(box.result)
-        if let error { throw error }
-        let http = try XCTUnwrap(response)
-        var headers: [String: String] = [:]
-        for (key, value) in http.allHeaderFields { headers["\(key)".lowercased()] = "\(value)" }
-        return (http.statusCode, headers, data ?? Data())
+        try startService(configure)
     }
 
     func testThePageAndItsAssetsCarryTheSecurityHeaders() throws {
@@ -166,6 +140,3 @@ final class WebFlowTests: XCTestCase {
     }
 }
 
-private final class FetchBox: @unchecked Sendable {
-    var result: (Data?, HTTPURLResponse?, Error?)?
-}

@@ -15,7 +15,6 @@ import XCTest
 /// Screenshots of the landing, scanning and result screens are written to `$LIVENESS_SCREENSHOTS`
 /// when it is set (the README's picture comes from there).
 final class WebFlowBrowserTests: XCTestCase {
-    private static let model = try? LandmarkModel.load()
     /// The spec's HUD texts (liveness-spec.md §5), typed here from the spec.
     private static let specHUD: Set<String> = [
         "Position your face in the circle", "Move your face into the frame", "Almost there, keep going…", "Verifying…",
@@ -25,14 +24,11 @@ final class WebFlowBrowserTests: XCTestCase {
     private static let apiToken = "relying-party-token-0123456789"
 
     private func server(demo: Bool, apiToken: String? = nil, port: Int = 0) throws -> LivenessServer {
-        var configuration = ServiceConfiguration()
-        configuration.port = port
-        configuration.demo = demo
-        configuration.apiToken = apiToken.map { Array($0.utf8) }
-        let server = try LivenessServer(configuration: configuration, model: try XCTUnwrap(Self.model, "the landmark model"))
-        try server.start()
-        addTeardownBlock { server.stop() }
-        return server
+        try startService {
+            $0.port = port
+            $0.demo = demo
+            $0.apiToken = apiToken.map { Array($0.utf8) }
+        }
     }
 
     /// A recording as the fake camera's file: raw YUV 4:2:0 frames, as ffmpeg decodes them.
