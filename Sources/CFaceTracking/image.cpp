@@ -8,6 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -255,6 +256,30 @@ ft_status ft_image_quality(const ft_image *image, double x, double y, double w, 
         cv::meanStdDev(laplacian, mean, deviation);
         if (brightness) *brightness = cv::mean(gray)[0];
         if (sharpness) *sharpness = deviation[0] * deviation[0];
+        return FT_OK;
+    });
+}
+
+ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double w, double h, int width, int height,
+                             ft_image *out, ft_error *error) {
+    if (!source || !out || source->mat.empty() || width < 1 || height < 1 || width > 1024 || height > 1024)
+        return ft::set_error(error, "thumbnail: bad arguments"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "thumbnail", [&] {
+        cv::Rect whole(0, 0, source->mat.cols, source->mat.rows);
+        cv::Rect region = whole;
+        if (w > 0 && h > 0) {
+            if (!std::isfinite(x) || !std::isfinite(y) || !std::isfinite(w) || !std::isfinite(h))
+                return ft::set_error(error, "thumbnail: the region is not finite"), FT_ERR_ARGUMENT;
+            double x0 = std::max(0.0, std::floor(x)), y0 = std::max(0.0, std::floor(y));
+            double x1 = std::min((double)whole.width, std::ceil(x + w)), y1 = std::min((double)whole.height, std::ceil(y + h));
+            if (x1 - x0 < 1 || y1 - y0 < 1) return ft::set_error(error, "thumbnail: the region is outside the image"), FT_ERR_ARGUMENT;
+            region = cv::Rect((int)x0, (int)y0, (int)(x1 - x0), (int)(y1 - y0));
+        }
+        // Area-average the region down first, then convert the few pixels left to grey.
+        thread_local cv::Mat small;
+        cv::resize(source->mat(region), small, cv::Size(width, height), 0, 0, cv::INTER_AREA);
+        if (small.channels() == 3) cv::cvtColor(small, out->mat, cv::COLOR_BGR2GRAY);
+        else small.copyTo(out->mat);
         return FT_OK;
     });
 }

@@ -172,6 +172,15 @@ public final class Image {
         return scale
     }
 
+    /// A grey thumbnail of `width` × `height` pixels of `region` (pixels, clipped to the image;
+    /// the whole image when nil), area-averaged, written into `destination`
+    /// (`ft_image_thumbnail`). Throws when the region lies outside the image.
+    public func thumbnail(of region: Rect?, width: Int, height: Int, into destination: Image) throws(FaceTrackingError) {
+        var error = ft_error()
+        let r = region ?? Rect(x: 0, y: 0, width: 0, height: 0)
+        try check(ft_image_thumbnail(handle, r.x, r.y, r.width, r.height, Int32(width), Int32(height), destination.handle, &error), &error)
+    }
+
     /// Turns the image clockwise by 0, 90, 180 or 270 degrees (`ft_image_rotate`).
     public func rotate(clockwiseDegrees: Int) throws(FaceTrackingError) {
         var error = ft_error()

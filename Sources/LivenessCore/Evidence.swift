@@ -30,6 +30,8 @@ public struct Evidence: Sendable, Equatable, Codable {
     public var parallax: ParallaxEvidence
     /// The frozen-input check (`FrozenCheck`): off, not evaluated, live or frozen.
     public var frozen: FrozenEvidence
+    /// The looped-input check (`LoopCheck`): off, not evaluated, live or looped.
+    public var looped: LoopEvidence
 
     /// Creates empty evidence for a session.
     public init(seed: UInt64, challenge: [Action], policy: LivenessPolicy) {
@@ -38,5 +40,6 @@ public struct Evidence: Sendable, Equatable, Codable {
         self.policy = policy
         parallax = ParallaxCheck(policy: policy).initialEvidence
         frozen = FrozenCheck(policy: policy).evidence
+        looped = LoopCheck(policy: policy).evidence
     }
 }

@@ -12,6 +12,8 @@ public enum NotCreditedReason: String, Sendable, Codable {
     case afterVerdict
     /// The frame completed a run of unchanged frames: frozen input (`FrozenCheck`).
     case frozenInput
+    /// The frame completed a moving stretch that repeats an earlier one: looped input (`LoopCheck`).
+    case loopedInput
 }
 
 /// The machine's judgement of one frame, for traces (one record per frame, failed frames included).

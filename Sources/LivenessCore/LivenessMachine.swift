@@ -24,7 +24,8 @@
 ///   (the turn is not credited).
 /// * **Frozen input**: `FrozenCheck` runs on every frame before the verdict, in any phase; a
 ///   picture unchanged for `frozenSeconds` fails the session with `presentationAttack` on the
-///   frame that completes the run (not credited: `frozenInput`).
+///   frame that completes the run (not credited: `frozenInput`). **Looped input**: `LoopCheck`
+///   likewise, on a moving stretch that repeats an earlier one for `loopSeconds` (`loopedInput`).
 /// * **Counts**: `framesRotationUnknown` counts credited scan frames with unknown rotation;
 ///   `framesRotating` counts scan frames with a face refused for rotation.
 /// * **noFace precedence** applies to `timeout` and `inputEnded`; an explicit `cancelled` or
@@ -62,6 +63,7 @@ public struct LivenessMachine: Sendable {
     private var turnRunSign = 0
     private var parallax: ParallaxCheck
     private var frozen: FrozenCheck
+    private var loop: LoopCheck
     private var blinkDone = false
     private var turnDone = false
     private var everTracked = false
@@ -83,6 +85,7 @@ public struct LivenessMachine: Sendable {
         sightBaseline = YawBaseline(windowSeconds: policy.yawBaselineWindowSeconds)
         parallax = ParallaxCheck(policy: policy)
         frozen = FrozenCheck(policy: policy)
+        loop = LoopCheck(policy: policy)
     }
 
     private var actionsDone: Int { (blinkDone ? 1 : 0) + (turnDone ? 1 : 0) }
@@ -142,8 +145,10 @@ public struct LivenessMachine: Sendable {
         // Frozen input, in any phase: decided before the frame is evaluated.
         let isFrozen = frozen.observe(difference: o.frameDifference, at: t)
         evidence.frozen = frozen.evidence
-        if isFrozen {
-            frame.notCreditedReason = .frozenInput
+        let isLooped = loop.observe(o.repetition, at: t)
+        evidence.looped = loop.evidence
+        if isFrozen || isLooped {
+            frame.notCreditedReason = isFrozen ? .frozenInput : .loopedInput
             decide(Verdict(status: .failed, reason: .presentationAttack, timestampMicroseconds: t,
                            frameIndex: o.frameIndex), into: &events)
             frame.hud = hud ?? .noFace
@@ -304,6 +309,9 @@ public struct LivenessMachine: Sendable {
         }
         try check(o.deviceRotation.degreesPerSecond, "deviceRotation.degreesPerSecond")
         try check(o.frameDifference, "frameDifference")
+        try check(o.repetition?.lagSeconds, "repetition.lagSeconds")
+        try check(o.repetition?.difference, "repetition.difference")
+        try check(o.repetition?.motion, "repetition.motion")
         guard let f = o.face else { return }
         try check(f.centerX, "face.centerX")
         try check(f.centerY, "face.centerY")

@@ -139,6 +139,9 @@ public struct Observation: Sendable, Equatable {
     /// and the previous frame's, for the frozen-input check (`FrozenCheck`); `nil` when not
     /// measured (the first frame, ARKit traces, traces written before the column).
     public var frameDifference: Double?
+    /// The earlier frame of the session this frame repeats most closely, for the looped-input
+    /// check (`LoopCheck`); `nil` when not measured.
+    public var repetition: Repetition?
 
     /// Creates an observation. `faceCount` defaults to 1 when `face` is given, else 0.
     public init(
@@ -149,7 +152,8 @@ public struct Observation: Sendable, Equatable {
         deviceRotation: DeviceRotation = .unknown,
         frameWidth: Int? = nil,
         frameHeight: Int? = nil,
-        frameDifference: Double? = nil
+        frameDifference: Double? = nil,
+        repetition: Repetition? = nil
     ) {
         self.frameIndex = frameIndex
         self.timestampMicroseconds = timestampMicroseconds
@@ -159,5 +163,28 @@ public struct Observation: Sendable, Equatable {
         self.frameWidth = frameWidth
         self.frameHeight = frameHeight
         self.frameDifference = frameDifference
+        self.repetition = repetition
+    }
+}
+
+/// How a frame repeats an earlier frame of its session (measured by the front end over a fixed
+/// subject region's grey thumbnail; docs/presentation-attacks.md).
+public struct Repetition: Sendable, Equatable {
+    /// How far back the earlier frame lies, seconds.
+    public var lagSeconds: Double
+    /// Mean absolute difference from that frame, grey levels (0…255).
+    public var difference: Double
+    /// Mean absolute difference from the frame `motionSpanSeconds` earlier, grey levels: how
+    /// much the picture moved.
+    public var motion: Double
+
+    /// The span over which `motion` is measured, seconds.
+    public static let motionSpanSeconds = 0.5
+
+    /// Creates a repetition measurement.
+    public init(lagSeconds: Double, difference: Double, motion: Double) {
+        self.lagSeconds = lagSeconds
+        self.difference = difference
+        self.motion = motion
     }
 }

@@ -107,18 +107,32 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// Eye-centre distance in pixels below which a frame's landmarks are too coarse for the
     /// parallax check: such frames do not decide either way.
     public var parallaxMinEyeDistancePixels: Double = 30
-    /// The frozen-input check, 1 on or 0 off (the default): a picture that stays unchanged for
-    /// `frozenSeconds` (a frozen decoder, an injected still) fails the session with
-    /// `presentationAttack`. See `FrozenCheck`. Off by default because the generated live
-    /// regression cases render a still head without sensor noise (runs of pixel-identical
-    /// frames, which no camera gives); docs/presentation-attacks.md.
-    public var frozenCheck: Int = 0
+    /// The frozen-input check, 1 on (the default) or 0 off: a face region that stays unchanged
+    /// for `frozenSeconds` (a frozen decoder, an injected still) fails the session with
+    /// `presentationAttack`. See `FrozenCheck` and docs/presentation-attacks.md.
+    public var frozenCheck: Int = 1
     /// Mean absolute difference in grey levels (`Observation.frameDifference`) at or below which
     /// a frame counts as unchanged from the previous one. Calibrated on the real clips (frozen
     /// 0.0013–0.0016, a camera's duplicated frames 0.0000–0.1 for at most 0.44 s).
     public var frozenMaxDifference: Double = 0.1
     /// Seconds a run of unchanged frames must last to be frozen input.
     public var frozenSeconds: Double = 1.5
+    /// The looped-input check, 1 on (the default) or 0 off: a moving stretch of the picture that
+    /// repeats an earlier one for `loopSeconds` (a recording played in a loop) fails the session
+    /// with `presentationAttack`. See `LoopCheck` and docs/presentation-attacks.md.
+    public var loopCheck: Int = 1
+    /// Mean absolute difference in grey levels (`Repetition.difference`) at or below which a
+    /// frame counts as a repeat of the earlier frame (H.264 at CRF 28 replays a stretch to within
+    /// 0.7–0.9 on the generated looped case; docs/presentation-attacks.md).
+    public var loopMaxDifference: Double = 1.2
+    /// Change over half a second in grey levels (`Repetition.motion`) a repeated stretch must
+    /// reach somewhere to count (a still picture repeats itself trivially).
+    public var loopMinMotion: Double = 0.5
+    /// How many times its difference from the stretch it repeats a repeated stretch must have
+    /// moved (a live subject holding still moves about as much as it differs from earlier frames).
+    public var loopMinMotionRatio: Double = 3
+    /// Seconds a moving repeated stretch must last to be a loop.
+    public var loopSeconds: Double = 2.0
 
     /// The spec's defaults.
     public init() {}
@@ -133,6 +147,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
         case parallaxCheck, parallaxMinResidual, parallaxMinEyeDistancePixels
         case frozenCheck, frozenMaxDifference, frozenSeconds
+        case loopCheck, loopMaxDifference, loopMinMotion, loopMinMotionRatio, loopSeconds
     }
 
     /// Decodes a possibly partial policy: absent keys keep their defaults.
@@ -175,6 +190,11 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.frozenCheck, &frozenCheck)
         try take(.frozenMaxDifference, &frozenMaxDifference)
         try take(.frozenSeconds, &frozenSeconds)
+        try take(.loopCheck, &loopCheck)
+        try take(.loopMaxDifference, &loopMaxDifference)
+        try take(.loopMinMotion, &loopMinMotion)
+        try take(.loopMinMotionRatio, &loopMinMotionRatio)
+        try take(.loopSeconds, &loopSeconds)
     }
 }
 

@@ -138,7 +138,8 @@ extension LivenessPolicy {
     /// * the presentation-attack checks: `parallaxCheck` below 1 (off), `parallaxMinResidual`
     ///   below its calibrated default (a flatter face passes), `parallaxMinEyeDistancePixels`
     ///   above (more frames left undecided); `frozenCheck` below 1, `frozenMaxDifference` below
-    ///   (fewer frames count as unchanged), `frozenSeconds` above.
+    ///   (fewer frames count as unchanged), `frozenSeconds` above; `loopCheck` below 1,
+    ///   `loopMaxDifference` below, `loopMinMotion`, `loopMinMotionRatio` and `loopSeconds` above.
     public static let bounds: [PolicyBound] = [
         // Phases.
         PolicyBound("settleSeconds", 0...10, "s", \.settleSeconds),
@@ -180,6 +181,11 @@ extension LivenessPolicy {
         PolicyBound("frozenCheck", 0...1, "switch (1 on, 0 off)", weaker: .below, \.frozenCheck),
         PolicyBound("frozenMaxDifference", 0...255, "grey levels", weaker: .below, \.frozenMaxDifference),
         PolicyBound("frozenSeconds", 0.1...300, "s", weaker: .above, \.frozenSeconds),
+        PolicyBound("loopCheck", 0...1, "switch (1 on, 0 off)", weaker: .below, \.loopCheck),
+        PolicyBound("loopMaxDifference", 0...255, "grey levels", weaker: .below, \.loopMaxDifference),
+        PolicyBound("loopMinMotion", 0...255, "grey levels", weaker: .above, \.loopMinMotion),
+        PolicyBound("loopMinMotionRatio", 1...1000, "ratio", weaker: .above, \.loopMinMotionRatio),
+        PolicyBound("loopSeconds", 0.1...300, "s", weaker: .above, \.loopSeconds),
     ]
 
     /// The row of `key`, or `nil` for a key the policy does not have.

@@ -47,6 +47,11 @@ public struct TraceRecord: Sendable, Equatable {
     /// Mean absolute grey-level difference of the frame's thumbnail from the previous frame's
     /// (`Observation.frameDifference`); `nil` on the first frame.
     public var frameDifference: Double?
+    /// The earlier frame this one repeats most closely (`Observation.repetition`): lag in
+    /// seconds, difference and own motion in grey levels; `nil` when not measured.
+    public var repeatLagSeconds: Double?
+    public var repeatDifference: Double?
+    public var repeatMotion: Double?
     /// The 68 landmarks, pixels (only with `--landmarks`).
     public var landmarks: [Double]?
     /// Frame size in pixels (needed to replay a trace against the guide circle).

@@ -41,6 +41,25 @@ def blink_closure(blinks, t):
     return c
 
 
+def sway_offsets(seed, amplitude_px):
+    """Postural sway of a person holding still (what keeps a live face's picture from ever
+    repeating exactly): per axis a sum of three sinusoids at seeded frequencies of 0.15-0.9 Hz
+    with seeded phases, scaled so the axis peaks at about `amplitude_px` pixels. Returns
+    f(t) -> (dx, dy) in pixels. Its own generator, so the case's other randomness is unchanged."""
+    rng = np.random.default_rng(seed + 7919)
+    axes = []
+    for _ in range(2):
+        freqs = rng.uniform(0.15, 0.9, 3)
+        phases = rng.uniform(0, 2 * math.pi, 3)
+        weights = rng.uniform(0.5, 1.0, 3)
+        weights = weights / weights.sum()
+        axes.append((freqs, phases, weights))
+
+    def offset(t):
+        return tuple(amplitude_px * float(np.sum(w * np.sin(2 * math.pi * f * t + p))) for f, p, w in axes)
+    return offset
+
+
 def rotation_matrix(pan_deg, tilt_deg, roll_deg):
     """Camera rotation: pan about the image's vertical axis, tilt about the horizontal, roll about the optical axis."""
     a, b, c = (math.radians(v) for v in (pan_deg, tilt_deg, roll_deg))
@@ -128,6 +147,10 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
     background = textured_background(out_w, out_h, rng) if recipe.get("background") == "room" or recipe.get("noFace") or "heldPhoto" in recipe else None
     held = recipe.get("heldPhoto")
     second = recipe.get("secondFace")
+    # A live head is never perfectly still: postural sway (pixels, peak) unless the recipe
+    # turns it off; prints, screens and empty rooms have their own motion or none.
+    live_head = not recipe.get("noFace") and not held
+    sway = sway_offsets(recipe.get("seed", seed_default), recipe.get("sway", 0.8)) if live_head and recipe.get("sway", 0.8) > 0 else None
     frames, truth_frames = [], []
     prev_r = None
     prev_t = None
@@ -144,6 +167,10 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
         prev_r, prev_t = r, t
         ox = piecewise(recipe.get("offsetX", []), t)
         oy = piecewise(recipe.get("offsetY", []), t)
+        if sway:
+            dx, dy = sway(t)
+            ox += dx / out_w
+            oy += dy / out_h
 
         key = (round(yaw, 4), round(closure, 4))
         if key not in cache:
@@ -183,6 +210,7 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
                              "cameraDegPerSec": round(speed, 3), "cameraPan": round(pan, 3), "cameraRoll": round(roll, 3),
                              "faceCenter": face_center})
 
+    frames, truth_frames = replay_attacks(recipe, frames, truth_frames, times)
     os.makedirs(out_dir, exist_ok=True)
     video = os.path.join(out_dir, "video.mp4")
     encode(frames, times, recipe["vfr"]["rate"] if "vfr" in recipe else fps, video, portrait, recipe.get("crf", 28), recipe.get("vfr"))
@@ -196,6 +224,36 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
     pick = max(range(len(truth_frames)), key=lambda k: abs(truth_frames[k]["yaw"]) + 40 * truth_frames[k]["closure"] + abs(truth_frames[k]["cameraPan"]) + abs(truth_frames[k]["cameraRoll"]))
     cv2.imwrite(os.path.join(out_dir, "preview.jpg"), np.hstack([frames[0], frames[pick]]))
     return video
+
+
+def replay_attacks(recipe, frames, truth_frames, times):
+    """Frozen and looped input, made from the rendered live frames as a virtual camera would:
+    `freeze` {at}: from the first frame at or after `at` seconds every frame is that frame again
+    (a stuck decoder, an injected still); `loop` {from, to, at}: from `at` seconds on, the frames
+    of [from, to) are played again and again (a recording looped to look alive). Each replayed
+    frame's truth is its source frame's, with its own index and time and `sourceFrame` naming
+    the frame it repeats."""
+    freeze, loop = recipe.get("freeze"), recipe.get("loop")
+    if not freeze and not loop:
+        return frames, truth_frames
+    first = lambda s: next(i for i, t in enumerate(times) if t >= s - 1e-9)
+    source = list(range(len(frames)))
+    if freeze:
+        k = first(freeze["at"])
+        source = [i if i < k else k for i in source]
+    if loop:
+        a, b, c = first(loop["from"]), first(loop["to"]), first(loop["at"])
+        source = [i if i < c else a + (i - c) % (b - a) for i in source]
+    out_frames = [frames[k] for k in source]
+    out_truth = []
+    for i, k in enumerate(source):
+        row = dict(truth_frames[k])
+        row["i"], row["t"] = i, truth_frames[i]["t"]
+        if k != i:
+            row["sourceFrame"] = k
+            row["cameraDegPerSec"] = 0.0
+        out_truth.append(row)
+    return out_frames, out_truth
 
 
 def paste_second_face(canvas, scene, spec):

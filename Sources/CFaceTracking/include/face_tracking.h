@@ -110,6 +110,13 @@ ft_status ft_image_rotate(ft_image *image, int clockwise_degrees, ft_error *erro
 ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error);
 /** Resizes in place by a factor (area interpolation when shrinking). */
 ft_status ft_image_scale(ft_image *image, double factor, ft_error *error);
+/**
+ * A grey thumbnail of `width` x `height` pixels (at most 1024 each) of the region x,y,w,h
+ * (pixels, clipped to the image; the whole image when w <= 0), area-averaged (cv::resize with
+ * INTER_AREA, then cv::cvtColor): the picture the frozen and repeated-input checks compare.
+ */
+ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double w, double h, int width, int height,
+                             ft_image *out, ft_error *error);
 /** Mean brightness 0..255 and sharpness (variance of the Laplacian) inside a box, or the whole frame when w <= 0. */
 ft_status ft_image_quality(const ft_image *image, double x, double y, double w, double h,
                            double *brightness, double *sharpness, ft_error *error);

@@ -48,6 +48,10 @@ public struct CaseExpectation: Codable, Sendable {
     /// docs/presentation-attacks.md): `flat` for the flat presentation attacks, `depth` for a
     /// live turn.
     public var parallax: String?
+    /// The frozen-input check's status (`off`, `notEvaluated`, `live`, `frozen`).
+    public var frozen: String?
+    /// The looped-input check's status (`off`, `notEvaluated`, `live`, `looped`).
+    public var looped: String?
     /// A known engine problem this case shows (reported, never silently accepted).
     public var knownIssue: String?
     public var notes: String?

@@ -107,6 +107,12 @@ enum CaseCheck {
             let residual = run.evidence.parallax.residual.map { String(format: " (residual %.4f)", $0) } ?? ""
             problems.append("parallax \(run.evidence.parallax.status.rawValue)\(residual), expected \(parallax)")
         }
+        if let frozen = e.frozen, frozen != run.evidence.frozen.status.rawValue {
+            problems.append("frozen check \(run.evidence.frozen.status.rawValue) (longest unchanged run \(fmt(run.evidence.frozen.longestRunSeconds)) s), expected \(frozen)")
+        }
+        if let looped = e.looped, looped != run.evidence.looped.status.rawValue {
+            problems.append("loop check \(run.evidence.looped.status.rawValue) (longest repeat \(fmt(run.evidence.looped.longestRepeatSeconds)) s), expected \(looped)")
+        }
         let vt = seconds(run.verdict.timestampMicroseconds)
         if let from = e.verdictFrom, vt < from { problems.append("verdict at \(fmt(vt)) s, expected from \(fmt(from)) s") }
         if let to = e.verdictTo, vt > to { problems.append("verdict at \(fmt(vt)) s, expected by \(fmt(to)) s") }

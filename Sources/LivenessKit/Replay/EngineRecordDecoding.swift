@@ -10,7 +10,8 @@ import LivenessCore
 ///   `pitch_degrees`, `roll_degrees`, `eye_distance_px`, `planar_residual` (older traces lack it:
 ///   the parallax check is then not evaluated) and the box `box_x/y/w/h` when present.
 /// * `frame_difference` (grey levels) when present (older traces lack it: the frozen-input
-///   check is then not evaluated).
+///   check is then not evaluated); `repeat_lag` (s), `repeat_difference` and `repeat_motion`
+///   (grey levels) when all three are present (the looped-input check's input).
 /// * `faces` → `faceCount` (default 1 with a face, else 0).
 /// * `device_rotation_dps` (°/s) with `rotation_source`; both absent → unknown.
 /// * `frame_width`/`frame_height` (pixels) when present.
@@ -46,7 +47,18 @@ enum EngineRecordDecoding {
             frameIndex: frame, timestampMicroseconds: try TraceTime.microseconds(seconds: seconds, field: "seconds"),
             face: face, faceCount: faces, deviceRotation: try rotation(f),
             frameWidth: try size(f, "frame_width"), frameHeight: try size(f, "frame_height"),
-            frameDifference: try f.number("frame_difference", in: .greyLevels))
+            frameDifference: try f.number("frame_difference", in: .greyLevels), repetition: try repetition(f))
+    }
+
+    private static func repetition(_ f: some TraceFields) throws(FieldError) -> Repetition? {
+        let lag = try f.number("repeat_lag", in: .time)
+        let difference = try f.number("repeat_difference", in: .greyLevels)
+        let motion = try f.number("repeat_motion", in: .greyLevels)
+        switch (lag, difference, motion) {
+        case let (l?, d?, m?): return Repetition(lagSeconds: l, difference: d, motion: m)
+        case (nil, nil, nil): return nil
+        default: throw FieldError(message: "a repetition needs all of repeat_lag, repeat_difference, repeat_motion or none")
+        }
     }
 
     private static func box(_ f: some TraceFields) throws(FieldError) -> FaceBox? {

@@ -174,6 +174,9 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         /// The frozen-input check: status `off`, `notEvaluated`, `live` or `frozen`, and the
         /// longest run of unchanged frames.
         public var frozen: FrozenEvidence
+        /// The looped-input check: status `off`, `notEvaluated`, `live` or `looped`, the longest
+        /// moving stretch that repeated an earlier one and its lag.
+        public var looped: LoopEvidence
     }
 
     /// Frame counts (see `Evidence` for the exact rules).

@@ -62,7 +62,10 @@ extension LivenessReport {
         parallax.residual = parallax.residual.map(q)
         var frozen = e.frozen
         frozen.longestRunSeconds = q(frozen.longestRunSeconds)
-        presentationAttack = PresentationAttack(parallax: parallax, frozen: frozen)
+        var looped = e.looped
+        looped.longestRepeatSeconds = q(looped.longestRepeatSeconds)
+        looped.lagSeconds = looped.lagSeconds.map(q)
+        presentationAttack = PresentationAttack(parallax: parallax, frozen: frozen, looped: looped)
     }
 
     /// The report as pretty-printed JSON with sorted keys and unescaped slashes, ending in a newline.

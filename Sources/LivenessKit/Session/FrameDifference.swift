@@ -1,44 +1,76 @@
 import FaceTracking
 import LivenessCore
 
-/// How much each frame's picture differs from the previous frame's, for the frozen-input check:
-/// the mean absolute difference, in grey levels (0…255), between small grey thumbnails of the
-/// two frames (longer side `thumbnailSide` pixels, area-averaged by OpenCV). A camera's frames
-/// always differ (sensor noise, a live subject: the live real clips never stay at or below 0.1
-/// for more than 0.44 s); a frozen decoder or an injected still repeats the same picture (the
-/// real freeze clip reads 0.0013–0.0016). Quantized to trace precision.
+/// How much the face region changed since the previous frame, for the frozen-input check: the
+/// mean absolute difference, in grey levels (0…255), between `thumbnailSide`² grey thumbnails
+/// (area-averaged by OpenCV) of one fixed region of the two frames — the face box enlarged by
+/// `margin`, anchored where the face was when the comparison began.
+///
+/// The region stays put while the face stays inside it (the box's centre within
+/// `anchorTolerance` of the region's width, its width within ±`anchorTolerance`); when the face
+/// moves further the region is anchored again and that frame has no difference (a moving face is
+/// not frozen). Without a face there is nothing to compare. A camera's face region always changes
+/// (sensor noise, a live subject's sway and blinks); a frozen decoder or an injected still repeats
+/// it exactly. The face region, not the whole frame, so that a static background that a low
+/// bit-rate encoder copies from frame to frame does not count. Quantized to trace precision.
 final class FrameDifference {
-    /// The thumbnail's longer side, pixels.
-    static let thumbnailSide = 64
+    /// The thumbnail's side, pixels.
+    static let thumbnailSide = 48
+    /// The region: the face box enlarged by this factor about its centre.
+    static let margin = 1.25
+    /// How far (a share of the region's width) the face may drift before re-anchoring.
+    static let anchorTolerance = 0.12
     private var previous = Image()
     private var current = Image()
-    private var hasPrevious = false
+    private var anchor: Rect?
 
-    /// The difference of `frame` from the previous frame given; `nil` for the first frame, after
-    /// a change of frame size, or when the thumbnail cannot be made.
-    func difference(of frame: Image) -> Double? {
-        guard (try? frame.reducedGray(maxSide: Self.thumbnailSide, into: current)) != nil else {
-            hasPrevious = false
+    /// The difference of the face region of `frame` (face box `box` in pixels, nil without a
+    /// face) from the previous frame's; `nil` when there is no face, on the frame that anchors
+    /// the region, or when the thumbnail cannot be made.
+    func difference(of frame: Image, faceBox box: Rect?) -> Double? {
+        guard let box, box.width > 0, box.height > 0 else {
+            anchor = nil
             return nil
         }
-        defer {
-            swap(&previous, &current)
-            hasPrevious = true
+        if let a = anchor, Self.contains(a, box) {
+            guard (try? frame.thumbnail(of: a, width: Self.thumbnailSide, height: Self.thumbnailSide, into: current)) != nil else {
+                anchor = nil
+                return nil
+            }
+            defer { swap(&previous, &current) }
+            return NumberFormat.quantized(Self.meanAbsoluteDifference(previous, current))
         }
-        guard hasPrevious, previous.width == current.width, previous.height == current.height else { return nil }
-        let width = current.width, height = current.height
-        guard width > 0, height > 0 else { return nil }
-        let total = previous.withBGRBytes { a, rowA in
-            current.withBGRBytes { b, rowB -> Int in
+        let side = max(box.width, box.height) * Self.margin
+        let c = box.center
+        let region = Rect(x: c.x - side / 2, y: c.y - side / 2, width: side, height: side)
+        anchor = (try? frame.thumbnail(of: region, width: Self.thumbnailSide, height: Self.thumbnailSide, into: previous)) != nil
+            ? region : nil
+        return nil
+    }
+
+    /// Whether the face `box` is still where the region `a` was anchored.
+    private static func contains(_ a: Rect, _ box: Rect) -> Bool {
+        let tolerance = anchorTolerance * a.width
+        let side = max(box.width, box.height) * margin
+        return abs(box.center.x - a.center.x) <= tolerance && abs(box.center.y - a.center.y) <= tolerance
+            && abs(side - a.width) <= tolerance
+    }
+
+    /// Mean absolute difference of two grey images of one size, grey levels.
+    static func meanAbsoluteDifference(_ a: Image, _ b: Image) -> Double {
+        let width = a.width, height = a.height
+        guard width > 0, height > 0, b.width == width, b.height == height else { return .infinity }
+        let total = a.withBGRBytes { pa, rowA in
+            b.withBGRBytes { pb, rowB -> Int in
                 var sum = 0
                 for y in 0..<height {
                     for x in 0..<width {
-                        sum += abs(Int(a[y * rowA + x]) - Int(b[y * rowB + x]))
+                        sum += abs(Int(pa[y * rowA + x]) - Int(pb[y * rowB + x]))
                     }
                 }
                 return sum
             }
         }
-        return NumberFormat.quantized(Double(total) / Double(width * height))
+        return Double(total) / Double(width * height)
     }
 }

@@ -43,6 +43,7 @@ public final class FrameProcessor {
     private let observer: FaceObserver
     private var parallax = ParallaxReference()
     private let difference = FrameDifference()
+    private let repeats = RepeatDetector()
     private var rotation: RotationProvider?
     /// When set, each frame's device rotation is estimated on a second thread while the face is
     /// tracked (same results; for a single input on an otherwise idle core).
@@ -111,9 +112,15 @@ public final class FrameProcessor {
         if let rotationFailure { throw rotationFailure }
         var result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
                                           rotation: deviceRotation)
-        if let d = difference.difference(of: frame) {
+        if let d = difference.difference(of: frame, faceBox: measurement.face?.box) {
             result.observation.frameDifference = d
             result.record.frameDifference = d
+        }
+        if let m = repeats.match(frame: frame, timestampMicroseconds: timestamp, faceBox: measurement.face?.box) {
+            result.observation.repetition = Repetition(lagSeconds: m.lagSeconds, difference: m.difference, motion: m.motion)
+            result.record.repeatLagSeconds = m.lagSeconds
+            result.record.repeatDifference = m.difference
+            result.record.repeatMotion = m.motion
         }
         if let residual = parallax.residual(of: measurement, width: frame.width, height: frame.height) {
             result.observation.face?.planarResidual = residual
