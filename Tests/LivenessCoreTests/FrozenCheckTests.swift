@@ -4,7 +4,7 @@ import XCTest
 /// The frozen-input check in the machine: frame differences (grey levels from the previous
 /// frame) that stay at or below `frozenMaxDifference` for `frozenSeconds` are not a camera.
 final class FrozenCheckTests: XCTestCase {
-    /// The default policy with the check on (it is off by default).
+    /// The default policy, which has the check on (set here so the tests say so).
     private var on: LivenessPolicy {
         var p = LivenessPolicy()
         p.frozenCheck = 1
@@ -79,7 +79,10 @@ final class FrozenCheckTests: XCTestCase {
         XCTAssertEqual(none.machine.evidence.frozen.status, .notEvaluated)
         XCTAssertNil(none.machine.verdict)
 
-        var off = Driver()  // the default: off
+        XCTAssertEqual(LivenessPolicy().frozenCheck, 1, "on by default")
+        var p = LivenessPolicy()
+        p.frozenCheck = 0
+        var off = Driver(policy: p)
         for _ in 0..<60 { try frame(&off, difference: 0) }
         XCTAssertNil(off.machine.verdict)
         XCTAssertEqual(off.machine.evidence.frozen.status, .off)

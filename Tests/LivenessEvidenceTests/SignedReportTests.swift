@@ -143,8 +143,8 @@ final class SignedReportTests: XCTestCase {
         let folder = try copy(try signedFolders().failed)
         try editReport(folder, "r['verdict']['status'] = 'passed'; r['verdict']['reason'] = None")
         assertInvalid(try verify(folder), ["FAIL report.json: verdict.status: report.json says \"passed\"; signed: \"failed\"",
-                                           "FAIL report.json: verdict.reason: report.json says null; signed: \"inputEnded\"",
-                                           "signed report: failed: inputEnded after"])
+                                           "FAIL report.json: verdict.reason: report.json says null; signed: \"presentationAttack\"",
+                                           "signed report: failed: presentationAttack after"])
     }
 
     func testChangedNumberFails() throws {

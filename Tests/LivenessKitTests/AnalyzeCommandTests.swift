@@ -83,7 +83,7 @@ final class AnalyzeCommandTests: XCTestCase {
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let verdict = try XCTUnwrap(json["verdict"] as? [String: Any])
         XCTAssertEqual(verdict["status"] as? String, "failed")
-        XCTAssertEqual(verdict["reason"] as? String, "inputEnded")
+        XCTAssertEqual(verdict["reason"] as? String, "presentationAttack")  // a still encoded as video: frozen
         XCTAssertTrue(json["snapshot"] is NSNull)
     }
 
@@ -106,7 +106,7 @@ final class AnalyzeCommandTests: XCTestCase {
         // Standard output holds the one result; each problem is said once, on standard error.
         let lines = console.printed.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 1, console.printed)
-        XCTAssertTrue(lines.contains { $0.hasPrefix(good) && $0.contains("failed: inputEnded") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix(good) && $0.contains("failed: presentationAttack") }, "\(lines)")
         let errors = console.errors.split(separator: "\n").map(String.init)
         XCTAssertEqual(errors.count, 4, console.errors)
         for bad in [missing, text.path, empty.path, truncated.path] {
@@ -189,14 +189,18 @@ final class AnalyzeOutputsTests: XCTestCase {
         var frames = 0
         let frame = Image()
         while try reader.read(into: frame) != nil { frames += 1 }
-        XCTAssertEqual(frames, 125)
+        // The still fails as frozen input at 1.52 s (frame 38 at 25 fps): decoding stops there.
+        let report = try JSONDecoder().decode(LivenessReport.self, from: Data(contentsOf: folder.appendingPathComponent("report.json")))
+        XCTAssertEqual(report.verdict.seconds, 1.52)
+        XCTAssertEqual(frames, 39)  // frames 0…38 at 25 fps
+        XCTAssertEqual(report.frames.read, 39)
         let png = try Data(contentsOf: folder.appendingPathComponent("timeline.png"))
         XCTAssertEqual(Array(png.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
         XCTAssertEqual(try Image(encoded: [UInt8](png)).width, 1280)
         // The trace written alongside replays to the same verdict.
         let replay = Console.capturing()
         XCTAssertEqual(LivenessCLI.run(["replay", out.appendingPathComponent("t.csv").path], console: replay), 1)
-        XCTAssertTrue(replay.printed.contains("failed: inputEnded"), replay.printed)
+        XCTAssertTrue(replay.printed.contains("failed: presentationAttack after 1.52 s"), replay.printed)
     }
 
     func testTheFullSidecarStopsTheTurnThatTheCameraMade() throws {

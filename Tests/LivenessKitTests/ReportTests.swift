@@ -88,7 +88,7 @@ final class ReportSchemaTests: XCTestCase {
         let policy = try XCTUnwrap(json["policy"] as? [String: Any])
         let expectedPolicy = try XCTUnwrap(try JSONSerialization.jsonObject(with: JSONEncoder().encode(LivenessPolicy())) as? [String: Any])
         XCTAssertEqual(Set(policy.keys), Set(expectedPolicy.keys))
-        XCTAssertEqual(policy.count, 34)
+        XCTAssertEqual(policy.count, 39)
         XCTAssertEqual((policy["blinkClosureThreshold"] as? NSNumber)?.doubleValue, 0.22)
 
         XCTAssertEqual(json["seed"] as? Int, 5)
@@ -143,10 +143,14 @@ final class ReportSchemaTests: XCTestCase {
 
         // The machine saw no residuals (ARKit-style observations): the check did not decide.
         let attack = try XCTUnwrap(json["presentationAttack"] as? [String: Any])
-        XCTAssertEqual(Set(attack.keys), ["parallax", "frozen"])
+        XCTAssertEqual(Set(attack.keys), ["parallax", "frozen", "looped"])
         let frozen = try XCTUnwrap(attack["frozen"] as? [String: Any])
         XCTAssertEqual(Set(frozen.keys), ["status", "longestRunFrames", "longestRunSeconds", "framesMeasured"])
-        XCTAssertEqual(frozen["status"] as? String, "off", "off by default")
+        XCTAssertEqual(frozen["status"] as? String, "notEvaluated", "on by default; these observations carry no differences")
+        let looped = try XCTUnwrap(attack["looped"] as? [String: Any])
+        XCTAssertEqual(Set(looped.keys), ["status", "longestRepeatSeconds", "lagSeconds", "framesMeasured"])
+        XCTAssertEqual(looped["status"] as? String, "notEvaluated", "on by default; these observations carry no repetitions")
+        XCTAssertTrue(isNull(looped["lagSeconds"]), "lagSeconds must be present as null without a repeat")
         let parallax = try XCTUnwrap(attack["parallax"] as? [String: Any])
         XCTAssertEqual(Set(parallax.keys), ["status", "residual", "threshold", "framesUsed", "framesUnreliable", "frameIndex"])
         XCTAssertEqual(parallax["status"] as? String, "notEvaluated")

@@ -297,7 +297,8 @@ final class ServiceTests: XCTestCase {
         let response = try ServiceClient.request("POST", "/v1/analyze", at: try address(server), body: video, contentType: "video/mp4", timeout: 60)
         XCTAssertEqual(response.status, 200, String(decoding: response.body, as: UTF8.self))
         let report = try JSONDecoder().decode(LivenessReport.self, from: Data(response.body))
-        XCTAssertEqual(report.verdict.reason, .inputEnded)
+        XCTAssertEqual(report.verdict.reason, .presentationAttack)  // a still encoded as video: frozen
+        XCTAssertEqual(report.presentationAttack?.frozen.status, .frozen)
         XCTAssertEqual(report.input.path, "upload")
         let junk = try ServiceClient.request("POST", "/v1/analyze", at: try address(server), body: Array("not a video".utf8))
         XCTAssertEqual(junk.status, 422)
