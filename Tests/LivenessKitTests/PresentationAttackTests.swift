@@ -29,15 +29,14 @@ final class PresentationAttackTests: XCTestCase {
         XCTAssertNil(checked.action(.turnHead), "the flat turn is not credited")
     }
 
-    /// The frozen-input check (off by default) on real footage: the shared freeze clip (the first
+    /// The frozen-input check (on by default) on real footage: the shared freeze clip (the first
     /// frame of clm-cap12 re-encoded for 5 s) is frozen after 1.5 s; a real clip of the same
     /// webcam (clm-cap13), which duplicates frames for up to 0.44 s, is not.
     func testAFrozenRealClipIsCaughtAndItsLiveSourceIsNot() throws {
         let frozenClip = try Fixtures.shared("clm-cap12-freeze-5s.mp4")
         let liveClip = try Fixtures.shared("clm-cap13-webcam-turns.mp4")
         let model = try LandmarkModel.load()
-        var on = LivenessPolicy()
-        on.frozenCheck = 1
+        let on = LivenessPolicy()
         let frozen = try RecordingRun.analyse(path: frozenClip, motion: nil, model: model, policy: on)
         XCTAssertEqual(frozen.verdict.reason, .presentationAttack)
         XCTAssertEqual(frozen.evidence.frozen.status, .frozen)
