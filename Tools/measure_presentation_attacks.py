@@ -4,9 +4,11 @@ docs/presentation-attacks.md:
 
 * APCER per attack species: the share of the generated attack cases (Recordings/cases/attack-*)
   that pass (a bona fide verdict for an attack);
-* BPCER: the share of live sessions that pass with the checks off (parallaxCheck 0, the engine
-  before them) and fail with them on: every real clip in ../shared/recordings and every live
-  generated case;
+* BPCER: the share of live sessions that pass with the checks off (parallaxCheck, frozenCheck
+  and loopCheck 0: the engine before them) and fail with them on: every real clip in
+  ../shared/recordings and every live generated case;
+* the margins of the frozen and looped-input checks: the longest unchanged run and the longest
+  moving repeat of every input, live and attack, against frozenSeconds and loopSeconds;
 * the parallax residual of each labelled real turn (labels.json windows; the frames' residual
   against the autoshot frame, from `liveness trace`) and of each attack, side by side.
 
@@ -56,7 +58,7 @@ def main():
     work = tempfile.mkdtemp(prefix="pad-measure-")
     off = os.path.join(work, "off.json")
     with open(off, "w") as fh:
-        json.dump({"parallaxCheck": 0}, fh)
+        json.dump({"parallaxCheck": 0, "frozenCheck": 0, "loopCheck": 0}, fh)
 
     rows = []  # (kind, name, live, passed without, passed with, status, residual, reason)
     for name in sorted(os.listdir(args.cases)):
@@ -72,7 +74,7 @@ def main():
         with_ = analyse(args.liveness, video, None, os.path.join(work, "w-" + name))
         p = with_["presentationAttack"]["parallax"]
         rows.append(("generated", name, live, without["verdict"]["status"] == "passed", with_["verdict"]["status"] == "passed",
-                     p["status"], p["residual"], with_["verdict"]["reason"], expected.get("knownIssue")))
+                     p["status"], p["residual"], with_["verdict"]["reason"], expected.get("knownIssue"), with_["presentationAttack"]))
 
     labels = {}
     if os.path.isdir(args.recordings):
@@ -87,22 +89,30 @@ def main():
             with_ = analyse(args.liveness, path, None, os.path.join(work, "w-" + name))
             p = with_["presentationAttack"]["parallax"]
             rows.append(("real", name, live, without["verdict"]["status"] == "passed", with_["verdict"]["status"] == "passed",
-                         p["status"], p["residual"], with_["verdict"]["reason"], None))
+                         p["status"], p["residual"], with_["verdict"]["reason"], None, with_["presentationAttack"]))
     else:
         print("no shared recordings at %s: real clips skipped" % args.recordings)
 
-    print("| input | kind | live | passed, checks off | passed, checks on | parallax | judged residual | reason |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for kind, name, live, before, after, status, residual, reason, known in rows:
-        print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (name, kind, "yes" if live else "no", "yes" if before else "no",
-              "yes" if after else "no", status, "%.4f" % residual if residual is not None else "—", reason or "—"))
+    print("| input | kind | live | passed, checks off | passed, checks on | parallax | judged residual | frozen (longest run s) | looped (longest repeat s) | reason |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for kind, name, live, before, after, status, residual, reason, known, pa in rows:
+        print("| %s | %s | %s | %s | %s | %s | %s | %s (%.2f) | %s (%.2f) | %s |" % (name, kind, "yes" if live else "no", "yes" if before else "no",
+              "yes" if after else "no", status, "%.4f" % residual if residual is not None else "—",
+              pa["frozen"]["status"], pa["frozen"]["longestRunSeconds"], pa["looped"]["status"], pa["looped"]["longestRepeatSeconds"],
+              reason or "—"))
+    live_rows = [r for r in rows if r[2]]
+    if live_rows:
+        worst_frozen = max(live_rows, key=lambda r: r[9]["frozen"]["longestRunSeconds"])
+        worst_loop = max(live_rows, key=lambda r: r[9]["looped"]["longestRepeatSeconds"])
+        print("\nLive inputs: longest unchanged face region %.2f s (%s), longest moving repeat %.2f s (%s)" % (
+            worst_frozen[9]["frozen"]["longestRunSeconds"], worst_frozen[1], worst_loop[9]["looped"]["longestRepeatSeconds"], worst_loop[1]))
 
     live_before = [r for r in rows if r[2] and r[3]]
     newly_failed = [r[1] for r in live_before if not r[4]]
     print("\nBPCER: %d of %d live sessions that pass with the checks off fail with them on (%.1f %%)%s" % (
         len(newly_failed), len(live_before), 100.0 * len(newly_failed) / max(1, len(live_before)),
         ": " + ", ".join(newly_failed) if newly_failed else ""))
-    attacks = [r for r in rows if r[1].startswith("attack-")]
+    attacks = [r for r in rows if r[1].startswith("attack-") or r[1] == "still-photo"]
     print("APCER per attack species (generated, one presentation each):")
     for r in attacks:
         print("  %-32s %s%s" % (r[1], "ACCEPTED (APCER 100 %)" if r[4] else "rejected (APCER 0 %)", " — known limit" if r[8] else ""))
