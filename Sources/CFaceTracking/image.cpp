@@ -275,6 +275,19 @@ ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double 
             if (x1 - x0 < 1 || y1 - y0 < 1) return ft::set_error(error, "thumbnail: the region is outside the image"), FT_ERR_ARGUMENT;
             region = cv::Rect((int)x0, (int)y0, (int)(x1 - x0), (int)(y1 - y0));
         }
+        // A whole number of source pixels per thumbnail pixel (the region trimmed by less than one
+        // thumbnail pixel, evenly on both sides): OpenCV's area resize then takes its fast
+        // integer path (about 10x cheaper than the general one on a 400-pixel region).
+        if (region.width > width) {
+            int w = region.width / width * width;
+            region.x += (region.width - w) / 2;
+            region.width = w;
+        }
+        if (region.height > height) {
+            int h = region.height / height * height;
+            region.y += (region.height - h) / 2;
+            region.height = h;
+        }
         // Area-average the region down first, then convert the few pixels left to grey.
         thread_local cv::Mat small;
         cv::resize(source->mat(region), small, cv::Size(width, height), 0, 0, cv::INTER_AREA);

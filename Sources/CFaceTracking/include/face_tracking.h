@@ -112,7 +112,8 @@ ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error);
 ft_status ft_image_scale(ft_image *image, double factor, ft_error *error);
 /**
  * A grey thumbnail of `width` x `height` pixels (at most 1024 each) of the region x,y,w,h
- * (pixels, clipped to the image; the whole image when w <= 0), area-averaged (cv::resize with
+ * (pixels, clipped to the image; the whole image when w <= 0, trimmed by less than one thumbnail
+ * pixel to a whole number of pixels per thumbnail pixel), area-averaged (cv::resize with
  * INTER_AREA, then cv::cvtColor): the picture the frozen and repeated-input checks compare.
  */
 ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double w, double h, int width, int height,
