@@ -15,8 +15,9 @@ import LivenessCore
 /// at that lag, and the picture's motion (the difference from the frame
 /// `Repetition.motionSpanSeconds` earlier), all in grey levels of the thumbnail. The decision is the pure machine's (`LoopCheck`).
 ///
-/// Memory: at most `capacity` frames (1.3 KB each); older ones are dropped, so at 60 fps a
-/// repetition is found up to 25 s back, at 240 fps up to 6 s.
+/// Memory: the frames of the last `maximumLagSeconds`, at most `capacity` (1.2 KB each, in flat
+/// buffers that grow by doubling: 0.9 MB for 25 s at 30 fps); at 240 fps a repetition is found
+/// up to 6 s back. Nothing is allocated per frame once the buffers have grown.
 final class RepeatDetector {
     /// The thumbnail's side, pixels.
     static let side = 32
@@ -24,8 +25,10 @@ final class RepeatDetector {
     static let regionScale = 2.0
     /// Shortest lag looked at, seconds (a repetition sooner than this is a stutter, not a loop).
     static let minimumLagSeconds = 0.5
-    /// Frames kept.
+    /// Frames kept at most.
     static let capacity = 1500
+    /// Frames older than this are dropped, seconds (the scan cap and the time before it).
+    static let maximumLagSeconds = 25.0
     /// Coarse candidates refined with the full thumbnails.
     static let candidates = 4
     /// How much worse than 1.5 times the best match the previous lag may be and still be kept,
@@ -43,16 +46,21 @@ final class RepeatDetector {
         var motion: Double
     }
 
-    private struct Entry {
-        var timestamp: Int64
-        var pixels: [UInt8]
-        var coarse: [UInt16]
-    }
+    /// The kept frames: a ring of `count` slots starting at `first`, stored flat (thumbnail
+    /// pixels, 8×8 block sums, timestamps) so that a frame allocates nothing once the ring has
+    /// grown to the session's length.
+    private var pixels: [UInt8] = []
+    private var coarse: [UInt16] = []
+    private var timestamps: [Int64] = []
+    private var slots = 0
+    private var first = 0
+    private var count = 0
+    private var current = [UInt8](repeating: 0, count: side * side)
+    private var currentCoarse = [UInt16](repeating: 0, count: 64)
+    private var best: [(Int, Int)] = []
 
     private var region: Rect?
     private var frameSize = (0, 0)
-    private var history: [Entry] = []
-    private var start = 0  // ring start once full
     private var previousLag: Double?
     private let scratch = Image()
 
@@ -70,46 +78,42 @@ final class RepeatDetector {
         guard let region,
               (try? frame.thumbnail(of: region, width: Self.side, height: Self.side, into: scratch)) != nil else { return nil }
         let n = Self.side
-        var pixels = [UInt8](repeating: 0, count: n * n)
         scratch.withBGRBytes { bytes, row in
-            for y in 0..<n { for x in 0..<n { pixels[y * n + x] = bytes[y * row + x] } }
+            for y in 0..<n { for x in 0..<n { current[y * n + x] = bytes[y * row + x] } }
         }
-        let entry = Entry(timestamp: t, pixels: pixels, coarse: Self.coarse(pixels))
-        defer { append(entry) }
-        guard history.count > 0 else { return nil }
+        Self.blockSums(current, into: &currentCoarse)
+        // Frames older than the longest lag looked for are dropped.
+        while count > 0, t - timestamps[first] > Int64(Self.maximumLagSeconds * 1e6) { first = (first + 1) % slots; count -= 1 }
+        defer { append(t) }
+        guard count > 0 else { return nil }
         // The picture's change over the last `motionSpanSeconds` (frame to frame a sway or a
         // blink moves a few hundredths of a grey level; over half a second, tenths to whole ones).
-        let span = index(near: t - Int64(Repetition.motionSpanSeconds * 1e6)) ?? 0
-        let motion = Self.difference(ordered(span)!.pixels, pixels)
+        let motion = difference(slot(index(near: t - Int64(Repetition.motionSpanSeconds * 1e6)) ?? 0))
 
         // Coarse pass over every kept frame old enough.
         let minimumLag = Int64(Self.minimumLagSeconds * 1e6)
-        var best: [(Int, Int)] = []  // (coarse difference, ordered index)
-        for k in 0..<history.count {
-            let e = ordered(k)!
-            guard t - e.timestamp >= minimumLag else { break }
+        best.removeAll(keepingCapacity: true)  // (coarse difference, index oldest first), best first
+        for k in 0..<count {
+            let s = slot(k)
+            guard t - timestamps[s] >= minimumLag else { break }
             var d = 0
-            for j in 0..<e.coarse.count { d += abs(Int(e.coarse[j]) - Int(entry.coarse[j])) }
-            if best.count < Self.candidates {
-                best.append((d, k))
-                best.sort { $0.0 < $1.0 }
-            } else if d < best[best.count - 1].0 {
-                best[best.count - 1] = (d, k)
-                best.sort { $0.0 < $1.0 }
+            for j in 0..<64 { d += abs(Int(coarse[s * 64 + j]) - Int(currentCoarse[j])) }
+            if best.count < Self.candidates || d < best[best.count - 1].0 {
+                if best.count == Self.candidates { best.removeLast() }
+                let at = best.firstIndex { $0.0 > d } ?? best.count
+                best.insert((d, k), at: at)
             }
         }
         guard !best.isEmpty else { return nil }
         var found: (lag: Double, difference: Double)?
         for (_, k) in best {
-            let e = ordered(k)!
-            let d = Self.difference(e.pixels, pixels)
-            if found == nil || d < found!.difference { found = (Double(t - e.timestamp) / 1e6, d) }
+            let d = difference(slot(k))
+            if found == nil || d < found!.difference { found = (Double(t - timestamps[slot(k)]) / 1e6, d) }
         }
         // The previous frame's lag, when it still matches about as well.
-        if let lag = previousLag, let k = index(near: t - Int64(lag * 1e6)) {
-            let e = ordered(k)!
-            let d = Self.difference(e.pixels, pixels)
-            if d <= found!.difference * 1.5 + Self.continuationSlack { found = (Double(t - e.timestamp) / 1e6, d) }
+        if let lag = previousLag, let k = index(near: t - Int64(lag * 1e6)), t - timestamps[slot(k)] >= minimumLag {
+            let d = difference(slot(k))
+            if d <= found!.difference * 1.5 + Self.continuationSlack { found = (Double(t - timestamps[slot(k)]) / 1e6, d) }
         }
         previousLag = found!.lag
         let q = NumberFormat.quantized
@@ -118,54 +122,78 @@ final class RepeatDetector {
 
     private func reset() {
         region = nil
-        history.removeAll(keepingCapacity: true)
-        start = 0
+        first = 0
+        count = 0
         previousLag = nil
     }
 
-    private func append(_ e: Entry) {
-        if history.count < Self.capacity {
-            history.append(e)
-        } else {
-            history[start] = e
-            start = (start + 1) % Self.capacity
+    /// Keeps the current thumbnail as the newest frame; the ring grows (doubling) until it holds
+    /// `capacity` frames, then overwrites the oldest.
+    private func append(_ t: Int64) {
+        if count == slots, slots < Self.capacity {
+            // Grow: unroll the ring into the front of larger buffers.
+            let grown = min(Self.capacity, max(64, slots * 2))
+            var p = [UInt8](repeating: 0, count: grown * Self.side * Self.side)
+            var c = [UInt16](repeating: 0, count: grown * 64)
+            var ts = [Int64](repeating: 0, count: grown)
+            let m = Self.side * Self.side
+            for k in 0..<count {
+                let s = slot(k)
+                for j in 0..<m { p[k * m + j] = pixels[s * m + j] }
+                for j in 0..<64 { c[k * 64 + j] = coarse[s * 64 + j] }
+                ts[k] = timestamps[s]
+            }
+            pixels = p
+            coarse = c
+            timestamps = ts
+            slots = grown
+            first = 0
         }
+        let s: Int
+        if count < slots {
+            s = (first + count) % slots
+            count += 1
+        } else {
+            s = first
+            first = (first + 1) % slots
+        }
+        let m = Self.side * Self.side
+        for j in 0..<m { pixels[s * m + j] = current[j] }
+        for j in 0..<64 { coarse[s * 64 + j] = currentCoarse[j] }
+        timestamps[s] = t
     }
 
-    /// The k-th kept frame, oldest first.
-    private func ordered(_ k: Int) -> Entry? {
-        guard k >= 0, k < history.count else { return nil }
-        return history[(start + k) % history.count]
-    }
+    /// The storage slot of the k-th kept frame, oldest first.
+    private func slot(_ k: Int) -> Int { (first + k) % slots }
 
-    /// The kept frame closest to `timestamp`, if one lies within a frame interval of it and is old
-    /// enough to be a lag.
+    /// The kept frame closest to `timestamp` (index, oldest first), if one lies within half a
+    /// frame interval of it.
     private func index(near timestamp: Int64) -> Int? {
-        var lo = 0, hi = history.count - 1
-        guard hi >= 0 else { return nil }
+        guard count > 0 else { return nil }
+        var lo = 0, hi = count - 1
         while lo < hi {
             let mid = (lo + hi) / 2
-            if ordered(mid)!.timestamp < timestamp { lo = mid + 1 } else { hi = mid }
+            if timestamps[slot(mid)] < timestamp { lo = mid + 1 } else { hi = mid }
         }
         var k = lo
-        if k > 0, abs(ordered(k - 1)!.timestamp - timestamp) < abs(ordered(k)!.timestamp - timestamp) { k -= 1 }
-        let interval = history.count > 1 ? (ordered(history.count - 1)!.timestamp - ordered(0)!.timestamp) / Int64(history.count - 1) : 0
-        guard abs(ordered(k)!.timestamp - timestamp) <= max(interval / 2, 1) else { return nil }
+        if k > 0, abs(timestamps[slot(k - 1)] - timestamp) < abs(timestamps[slot(k)] - timestamp) { k -= 1 }
+        let interval = count > 1 ? (timestamps[slot(count - 1)] - timestamps[slot(0)]) / Int64(count - 1) : 0
+        guard abs(timestamps[slot(k)] - timestamp) <= max(interval / 2, 1) else { return nil }
         return k
     }
 
-    /// 8×8 block sums of a side² thumbnail.
-    private static func coarse(_ p: [UInt8]) -> [UInt16] {
-        let n = side, b = side / 8
-        var out = [UInt16](repeating: 0, count: 64)
-        for y in 0..<n { for x in 0..<n { out[(y / b) * 8 + x / b] &+= UInt16(p[y * n + x]) } }
-        return out
+    /// Mean absolute difference of the current thumbnail from the one in slot `s`, grey levels.
+    private func difference(_ s: Int) -> Double {
+        let m = Self.side * Self.side
+        var sum = 0
+        for j in 0..<m { sum += abs(Int(pixels[s * m + j]) - Int(current[j])) }
+        return Double(sum) / Double(m)
     }
 
-    /// Mean absolute difference of two thumbnails, grey levels.
-    private static func difference(_ a: [UInt8], _ b: [UInt8]) -> Double {
-        var sum = 0
-        for i in 0..<a.count { sum += abs(Int(a[i]) - Int(b[i])) }
-        return Double(sum) / Double(a.count)
+    /// 8×8 block sums of a side² thumbnail.
+    private static func blockSums(_ p: [UInt8], into out: inout [UInt16]) {
+        let n = side, b = side / 8
+        for j in 0..<64 { out[j] = 0 }
+        for y in 0..<n { for x in 0..<n { out[(y / b) * 8 + x / b] &+= UInt16(p[y * n + x]) } }
     }
 }
