@@ -121,7 +121,8 @@ struct ft_tracker {
     ft_tracker_config config{};
     dlib::frontal_face_detector detector;  // a copy of the model's
     ft::PoseEstimator pose;
-    cv::Mat gray;
+    // The frame's grey image during a call: `own_gray` (converted here) or the caller's.
+    cv::Mat gray, own_gray;
 
     bool tracking = false;
     cv::Rect2d box;               // the primary face, detector convention, frame pixels
@@ -457,11 +458,13 @@ void ft_tracker_reset(ft_tracker *tracker) {
     tracker->last_coarse_ms = tracker->last_fine_ms = NAN;
 }
 
-static ft_status process(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, bool paced, ft_observation *out,
-                         ft_error *error) {
+static ft_status process(ft_tracker *tracker, const ft_image *frame, const ft_image *gray, double timestamp_ms, bool paced,
+                         ft_observation *out, ft_error *error) {
     if (!tracker || !frame || !out) return ft::set_error(error, "process: null argument"), FT_ERR_ARGUMENT;
     if (frame->mat.empty() || frame->mat.type() != CV_8UC3)
         return ft::set_error(error, "process: empty or non-BGR frame"), FT_ERR_ARGUMENT;
+    if (gray && (gray->mat.type() != CV_8UC1 || gray->mat.size() != frame->mat.size()))
+        return ft::set_error(error, "process: the grey image is not a one-channel image of the frame's size"), FT_ERR_ARGUMENT;
     std::memset(out, 0, sizeof *out);
     return ft::guarded(error, "process", [&] {
         auto &t = *tracker;
@@ -477,7 +480,12 @@ static ft_status process(ft_tracker *tracker, const ft_image *frame, double time
                 return FT_OK;
             }
         }
-        cv::cvtColor(frame->mat, t.gray, cv::COLOR_BGR2GRAY);
+        if (gray) {
+            t.gray = gray->mat;  // shares the caller's pixels for this call; only read
+        } else {
+            cv::cvtColor(frame->mat, t.own_gray, cv::COLOR_BGR2GRAY);
+            t.gray = t.own_gray;
+        }
         ft_status status;
         if (t.tracking && t.config.track) {
             status = track(t, out, width, height);
@@ -491,18 +499,25 @@ static ft_status process(ft_tracker *tracker, const ft_image *frame, double time
             if (passes.fine) t.last_fine_ms = timestamp_ms;
         }
         if (out->face) t.last_coarse_ms = t.last_fine_ms = NAN;
+        t.gray = cv::Mat();  // never keep the caller's image past the call
         return status;
     });
 }
 
 ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_observation *out, ft_error *error) {
-    return process(tracker, frame, 0, false, out, error);
+    return process(tracker, frame, nullptr, 0, false, out, error);
 }
 
 ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
                                 ft_error *error) {
     if (!std::isfinite(timestamp_ms)) return ft::set_error(error, "process: timestamp is not finite"), FT_ERR_ARGUMENT;
-    return process(tracker, frame, timestamp_ms, true, out, error);
+    return process(tracker, frame, nullptr, timestamp_ms, true, out, error);
+}
+
+ft_status ft_tracker_process_gray_at(ft_tracker *tracker, const ft_image *frame, const ft_image *gray, double timestamp_ms,
+                                     ft_observation *out, ft_error *error) {
+    if (!std::isfinite(timestamp_ms)) return ft::set_error(error, "process: timestamp is not finite"), FT_ERR_ARGUMENT;
+    return process(tracker, frame, gray, timestamp_ms, true, out, error);
 }
 
 ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,

@@ -150,6 +150,15 @@ public final class FaceTracker {
         try check(ft_tracker_process_at(handle, frame.handle, timestampMilliseconds, &raw, &error), &error)
         return FrameMeasurement(raw, width: Double(frame.width), height: Double(frame.height))
     }
+
+    /// The same, given `gray`, the frame's grey copy (`Image.gray(into:)`), instead of converting
+    /// the frame again; the results are the same (`ft_tracker_process_gray_at`). `gray` is only
+    /// read, and may be read by another thread at the same time.
+    public func process(_ frame: Image, gray: Image?, timestampMilliseconds: Double) throws(FaceTrackingError) -> FrameMeasurement {
+        var error = ft_error()
+        try check(ft_tracker_process_gray_at(handle, frame.handle, gray?.handle, timestampMilliseconds, &raw, &error), &error)
+        return FrameMeasurement(raw, width: Double(frame.width), height: Double(frame.height))
+    }
 }
 
 extension FrameMeasurement {

@@ -110,6 +110,13 @@ ft_status ft_image_rotate(ft_image *image, int clockwise_degrees, ft_error *erro
 ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error);
 /** Resizes in place by a factor (area interpolation when shrinking). */
 ft_status ft_image_scale(ft_image *image, double factor, ft_error *error);
+/**
+ * A grey copy of the BGR `source` (cv::cvtColor) written into `out`, whose buffer is reused when
+ * the size matches: a frame's grey image made once and handed to the tracker
+ * (`ft_tracker_process_gray_at`) and the rotation estimate (`ft_image_reduce_gray`), which would
+ * otherwise each convert the frame. A grey `source` is copied.
+ */
+ft_status ft_image_to_gray(const ft_image *source, ft_image *out, ft_error *error);
 /** Mean brightness 0..255 and sharpness (variance of the Laplacian) inside a box, or the whole frame when w <= 0. */
 ft_status ft_image_quality(const ft_image *image, double x, double y, double w, double h,
                            double *brightness, double *sharpness, ft_error *error);
@@ -292,6 +299,14 @@ ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_obse
  */
 ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
                                 ft_error *error);
+/**
+ * Same, with `gray`, the frame's grey copy made by `ft_image_to_gray` (the same size, one
+ * channel), used instead of converting the frame again; the results are those of
+ * `ft_tracker_process_at`. `gray` is only read during the call (another thread may read it at
+ * the same time). A null `gray` converts the frame.
+ */
+ft_status ft_tracker_process_gray_at(ft_tracker *tracker, const ft_image *frame, const ft_image *gray, double timestamp_ms,
+                                     ft_observation *out, ft_error *error);
 
 /**
  * Fits the 68 landmarks in a box (x, y, w, h pixels) of `frame` with the shape predictor, with
