@@ -18,9 +18,12 @@ public struct TrackerConfiguration: Sendable, Equatable {
     public var track = true
     /// Without a tracked face, milliseconds of media time between searches for large faces
     /// (at least 30% of the shorter side) and between full searches down to `minFaceFraction`
-    /// (`process(_:timestampMilliseconds:)` only). 0 searches on every frame.
-    public var searchCoarseIntervalMilliseconds = 100.0
-    public var searchFineIntervalMilliseconds = 300.0
+    /// (`process(_:timestampMilliseconds:)` only). 0 searches on every frame. A search costs
+    /// the same at any frame size (the frame is scaled for an 80 px face): the coarse pass about
+    /// 100 M instructions, the fine one about 5 times that; these defaults keep a frame without
+    /// a face within about twice a tracked frame's cost (docs/speed.md).
+    public var searchCoarseIntervalMilliseconds = 200.0
+    public var searchFineIntervalMilliseconds = 600.0
 
     public init() {}
 

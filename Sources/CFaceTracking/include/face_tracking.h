@@ -196,8 +196,8 @@ typedef struct ft_tracker_config {
     double detection_threshold;  /**< HOG score threshold for a face (0.0 is dlib's default) */
     int verify_interval;         /**< frames between HOG checks of a tracked face (5) */
     int track;                   /**< 1: detect once then track; 0: detect on every frame */
-    double search_coarse_interval_ms; /**< without a face, media time between searches for large faces (100) */
-    double search_fine_interval_ms;   /**< without a face, media time between full searches down to min_face_fraction (300) */
+    double search_coarse_interval_ms; /**< without a face, media time between searches for large faces (200) */
+    double search_fine_interval_ms;   /**< without a face, media time between full searches down to min_face_fraction (600) */
 } ft_tracker_config;
 
 /** The defaults documented on each field. */
@@ -293,9 +293,10 @@ ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_obse
  * searches are paced by media time: the first frame and a frame on which a track is lost get a
  * full search at once; after a search found nothing, large faces (faces of at least 30% of the
  * shorter side, the coarse pass) are looked for at most every `search_coarse_interval_ms` and
- * all faces down to `min_face_fraction` at most every `search_fine_interval_ms`. A frame with no
- * search due returns no face at almost no cost, so a clip without a face costs about as much as
- * one with a tracked face, whatever its frame rate.
+ * all faces down to `min_face_fraction` at most every `search_fine_interval_ms` (a fine search
+ * runs the coarse pass too and scans only the smaller sizes itself). A frame with no search due
+ * returns no face at almost no cost, so a clip without a face costs at most about twice as much
+ * as one with a tracked face, whatever its frame rate.
  */
 ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
                                 ft_error *error);
