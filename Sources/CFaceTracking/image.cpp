@@ -242,6 +242,17 @@ ft_status ft_image_scale(ft_image *image, double factor, ft_error *error) {
     });
 }
 
+ft_status ft_image_to_gray(const ft_image *source, ft_image *out, ft_error *error) {
+    if (!source || !out || source->mat.empty()) return ft::set_error(error, "gray: empty image"), FT_ERR_ARGUMENT;
+    if (source == out) return ft::set_error(error, "gray: the source and the destination are one image"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "gray", [&] {
+        if (source->mat.channels() == 3) cv::cvtColor(source->mat, out->mat, cv::COLOR_BGR2GRAY);
+        else if (source->mat.channels() == 1) source->mat.copyTo(out->mat);
+        else return ft::set_error(error, "gray: %d channels", source->mat.channels()), FT_ERR_ARGUMENT;
+        return FT_OK;
+    });
+}
+
 ft_status ft_image_quality(const ft_image *image, double x, double y, double w, double h, double *brightness,
                            double *sharpness, ft_error *error) {
     if (!image || image->mat.empty()) return ft::set_error(error, "quality: empty image"), FT_ERR_ARGUMENT;

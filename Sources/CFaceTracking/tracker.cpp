@@ -87,6 +87,9 @@ std::vector<ft_candidate> detect(dlib::frontal_face_detector &detector, const cv
     return found;
 }
 
+/// dlib's HOG pyramid shrinks the image by 5/6 per level.
+constexpr double kPyramidStep = 5.0 / 6.0;
+
 /// Scales at which to scan a whole frame for faces of at least `min_fraction` of the shorter side:
 /// a coarse pass for the large faces of a selfie first, then the fine pass.
 std::vector<double> detection_ladder(int width, int height, double min_fraction) {
@@ -96,6 +99,26 @@ std::vector<double> detection_ladder(int width, int height, double min_fraction)
     std::vector<double> ladder{coarse};
     if (fine > coarse * 1.25) ladder.push_back(fine);
     return ladder;
+}
+
+/// Pyramid levels the fine pass (scale `fine`) needs when the coarse pass (scale `coarse`) runs
+/// too: those scanned above the coarse scale. Each level finds faces from 80 to 96 px in its
+/// image, so levels down to 1.1 × the coarse scale reach the sizes where the coarse pass's own
+/// first level starts; the levels below, which the coarse pass scans again, are left out.
+unsigned long fine_pyramid_levels(double fine, double coarse) {
+    unsigned long levels = 0;
+    for (double s = fine; s > 1.1 * coarse && levels < 64; s *= kPyramidStep) ++levels;
+    return std::max(1ul, levels);
+}
+
+/// A copy of `detector` (same filters and settings) whose pyramid stops after `levels` levels.
+dlib::frontal_face_detector limited_detector(const dlib::frontal_face_detector &detector, unsigned long levels) {
+    dlib::frontal_face_detector::image_scanner_type scanner;
+    scanner.copy_configuration(detector.get_scanner());
+    scanner.set_max_pyramid_levels(levels);
+    std::vector<dlib::frontal_face_detector::feature_vector_type> weights;
+    for (unsigned long i = 0; i < detector.num_detectors(); ++i) weights.push_back(detector.get_w(i));
+    return dlib::frontal_face_detector(scanner, detector.get_overlap_tester(), weights);
 }
 
 void fill_landmarks(const dlib::full_object_detection &shape, double *out) {
@@ -120,8 +143,13 @@ struct ft_tracker {
     const ft_model *model = nullptr;
     ft_tracker_config config{};
     dlib::frontal_face_detector detector;  // a copy of the model's
+    // The fine search's detector: the model's with its pyramid cut where the coarse pass takes
+    // over (`fine_pyramid_levels`); made on first use for the frame's scales.
+    std::unique_ptr<dlib::frontal_face_detector> fine_detector;
+    unsigned long fine_levels = 0;
     ft::PoseEstimator pose;
-    cv::Mat gray;
+    // The frame's grey image during a call: `own_gray` (converted here) or the caller's.
+    cv::Mat gray, own_gray;
 
     bool tracking = false;
     cv::Rect2d box;               // the primary face, detector convention, frame pixels
@@ -139,6 +167,9 @@ struct ft_tracker {
 namespace {
 
 constexpr int kMaxFailedVerifies = 3;
+/// Frames between whole-frame HOG scans at the tracked face's scale, which count the faces on
+/// the frame (a second person) and confirm the face where the check near the box would not.
+constexpr int kScanInterval = 30;
 /// HOG score a detection needs to count as a face when a better one exists on the frame.
 constexpr double kSecondaryFaceScore = 0.5;
 /// A confirmed track is re-anchored on the detector's box only below this overlap (IoU).
@@ -247,7 +278,20 @@ ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int heig
             // One scale only (a small frame): it runs when either pass is due.
             bool due = ladder.size() == 1 ? (passes.coarse || passes.fine) : (i == 0 ? passes.coarse : passes.fine);
             if (!due) continue;
-            candidates = detect(t.detector, t.gray, whole, ladder[i], t.config.detection_threshold);
+            if (i == 1) {
+                // The fine pass scans only the sizes the coarse pass does not (faces from the
+                // minimum up to about 30% of the shorter side); it always runs after the coarse
+                // pass (`process` makes a fine search a coarse one too), so the pair costs what
+                // the whole pyramid at the fine scale alone cost.
+                unsigned long levels = fine_pyramid_levels(ladder[1], ladder[0]);
+                if (!t.fine_detector || t.fine_levels != levels) {
+                    t.fine_detector = std::make_unique<dlib::frontal_face_detector>(limited_detector(t.model->detector, levels));
+                    t.fine_levels = levels;
+                }
+                candidates = detect(*t.fine_detector, t.gray, whole, ladder[1], t.config.detection_threshold);
+            } else {
+                candidates = detect(t.detector, t.gray, whole, ladder[i], t.config.detection_threshold);
+            }
             if (!candidates.empty()) break;
         }
     }
@@ -321,7 +365,7 @@ ft_status track(ft_tracker &t, ft_observation *out, int width, int height) {
     out->faces = t.last_face_count;
 
     int interval = std::max(1, t.config.verify_interval);
-    bool scan = ++t.frames_since_scan >= interval * 6;
+    bool scan = ++t.frames_since_scan >= kScanInterval;
     bool verify = ++t.frames_since_verify >= interval;
     if (scan || verify) {
         // Confirm the face with HOG: near the box every few frames, and now and then over the
@@ -425,8 +469,8 @@ ft_tracker_config ft_tracker_config_default(void) {
     config.detection_threshold = 0.0;
     config.verify_interval = 5;
     config.track = 1;
-    config.search_coarse_interval_ms = 100;
-    config.search_fine_interval_ms = 300;
+    config.search_coarse_interval_ms = 200;
+    config.search_fine_interval_ms = 600;
     return config;
 }
 
@@ -457,11 +501,13 @@ void ft_tracker_reset(ft_tracker *tracker) {
     tracker->last_coarse_ms = tracker->last_fine_ms = NAN;
 }
 
-static ft_status process(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, bool paced, ft_observation *out,
-                         ft_error *error) {
+static ft_status process(ft_tracker *tracker, const ft_image *frame, const ft_image *gray, double timestamp_ms, bool paced,
+                         ft_observation *out, ft_error *error) {
     if (!tracker || !frame || !out) return ft::set_error(error, "process: null argument"), FT_ERR_ARGUMENT;
     if (frame->mat.empty() || frame->mat.type() != CV_8UC3)
         return ft::set_error(error, "process: empty or non-BGR frame"), FT_ERR_ARGUMENT;
+    if (gray && (gray->mat.type() != CV_8UC1 || gray->mat.size() != frame->mat.size()))
+        return ft::set_error(error, "process: the grey image is not a one-channel image of the frame's size"), FT_ERR_ARGUMENT;
     std::memset(out, 0, sizeof *out);
     return ft::guarded(error, "process", [&] {
         auto &t = *tracker;
@@ -471,13 +517,19 @@ static ft_status process(ft_tracker *tracker, const ft_image *frame, double time
             // No face since the last search: search again only when a pass is due (media time).
             passes.coarse = !(timestamp_ms - t.last_coarse_ms < t.config.search_coarse_interval_ms);
             passes.fine = !(timestamp_ms - t.last_fine_ms < t.config.search_fine_interval_ms);
+            passes.coarse = passes.coarse || passes.fine;  // the fine pass leaves the large faces to it
             if (!passes.coarse && !passes.fine) {
                 t.tracking = false;
                 out->faces = 0;
                 return FT_OK;
             }
         }
-        cv::cvtColor(frame->mat, t.gray, cv::COLOR_BGR2GRAY);
+        if (gray) {
+            t.gray = gray->mat;  // shares the caller's pixels for this call; only read
+        } else {
+            cv::cvtColor(frame->mat, t.own_gray, cv::COLOR_BGR2GRAY);
+            t.gray = t.own_gray;
+        }
         ft_status status;
         if (t.tracking && t.config.track) {
             status = track(t, out, width, height);
@@ -491,18 +543,25 @@ static ft_status process(ft_tracker *tracker, const ft_image *frame, double time
             if (passes.fine) t.last_fine_ms = timestamp_ms;
         }
         if (out->face) t.last_coarse_ms = t.last_fine_ms = NAN;
+        t.gray = cv::Mat();  // never keep the caller's image past the call
         return status;
     });
 }
 
 ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_observation *out, ft_error *error) {
-    return process(tracker, frame, 0, false, out, error);
+    return process(tracker, frame, nullptr, 0, false, out, error);
 }
 
 ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
                                 ft_error *error) {
     if (!std::isfinite(timestamp_ms)) return ft::set_error(error, "process: timestamp is not finite"), FT_ERR_ARGUMENT;
-    return process(tracker, frame, timestamp_ms, true, out, error);
+    return process(tracker, frame, nullptr, timestamp_ms, true, out, error);
+}
+
+ft_status ft_tracker_process_gray_at(ft_tracker *tracker, const ft_image *frame, const ft_image *gray, double timestamp_ms,
+                                     ft_observation *out, ft_error *error) {
+    if (!std::isfinite(timestamp_ms)) return ft::set_error(error, "process: timestamp is not finite"), FT_ERR_ARGUMENT;
+    return process(tracker, frame, gray, timestamp_ms, true, out, error);
 }
 
 ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,

@@ -18,9 +18,12 @@ public struct TrackerConfiguration: Sendable, Equatable {
     public var track = true
     /// Without a tracked face, milliseconds of media time between searches for large faces
     /// (at least 30% of the shorter side) and between full searches down to `minFaceFraction`
-    /// (`process(_:timestampMilliseconds:)` only). 0 searches on every frame.
-    public var searchCoarseIntervalMilliseconds = 100.0
-    public var searchFineIntervalMilliseconds = 300.0
+    /// (`process(_:timestampMilliseconds:)` only). 0 searches on every frame. A search costs
+    /// the same at any frame size (the frame is scaled for an 80 px face): the coarse pass about
+    /// 100 M instructions, the fine one about 5 times that; these defaults keep a frame without
+    /// a face within about twice a tracked frame's cost (docs/speed.md).
+    public var searchCoarseIntervalMilliseconds = 200.0
+    public var searchFineIntervalMilliseconds = 600.0
 
     public init() {}
 
@@ -148,6 +151,15 @@ public final class FaceTracker {
     public func process(_ frame: Image, timestampMilliseconds: Double) throws(FaceTrackingError) -> FrameMeasurement {
         var error = ft_error()
         try check(ft_tracker_process_at(handle, frame.handle, timestampMilliseconds, &raw, &error), &error)
+        return FrameMeasurement(raw, width: Double(frame.width), height: Double(frame.height))
+    }
+
+    /// The same, given `gray`, the frame's grey copy (`Image.gray(into:)`), instead of converting
+    /// the frame again; the results are the same (`ft_tracker_process_gray_at`). `gray` is only
+    /// read, and may be read by another thread at the same time.
+    public func process(_ frame: Image, gray: Image?, timestampMilliseconds: Double) throws(FaceTrackingError) -> FrameMeasurement {
+        var error = ft_error()
+        try check(ft_tracker_process_gray_at(handle, frame.handle, gray?.handle, timestampMilliseconds, &raw, &error), &error)
         return FrameMeasurement(raw, width: Double(frame.width), height: Double(frame.height))
     }
 }

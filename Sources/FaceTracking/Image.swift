@@ -181,6 +181,14 @@ public final class Image {
         try check(ft_image_thumbnail(handle, r.x, r.y, r.width, r.height, Int32(width), Int32(height), destination.handle, &error), &error)
     }
 
+    /// A grey copy of the image written into `destination`, whose buffer is reused when the size
+    /// matches (`ft_image_to_gray`, `cv::cvtColor`): a frame converted once and handed to the
+    /// tracker (`FaceTracker.process(_:gray:timestampMilliseconds:)`) and the rotation estimate.
+    public func gray(into destination: Image) throws(FaceTrackingError) {
+        var error = ft_error()
+        try check(ft_image_to_gray(handle, destination.handle, &error), &error)
+    }
+
     /// Turns the image clockwise by 0, 90, 180 or 270 degrees (`ft_image_rotate`).
     public func rotate(clockwiseDegrees: Int) throws(FaceTrackingError) {
         var error = ft_error()

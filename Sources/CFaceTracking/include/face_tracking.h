@@ -118,6 +118,13 @@ ft_status ft_image_scale(ft_image *image, double factor, ft_error *error);
  */
 ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double w, double h, int width, int height,
                              ft_image *out, ft_error *error);
+/**
+ * A grey copy of the BGR `source` (cv::cvtColor) written into `out`, whose buffer is reused when
+ * the size matches: a frame's grey image made once and handed to the tracker
+ * (`ft_tracker_process_gray_at`) and the rotation estimate (`ft_image_reduce_gray`), which would
+ * otherwise each convert the frame. A grey `source` is copied.
+ */
+ft_status ft_image_to_gray(const ft_image *source, ft_image *out, ft_error *error);
 /** Mean brightness 0..255 and sharpness (variance of the Laplacian) inside a box, or the whole frame when w <= 0. */
 ft_status ft_image_quality(const ft_image *image, double x, double y, double w, double h,
                            double *brightness, double *sharpness, ft_error *error);
@@ -197,8 +204,8 @@ typedef struct ft_tracker_config {
     double detection_threshold;  /**< HOG score threshold for a face (0.0 is dlib's default) */
     int verify_interval;         /**< frames between HOG checks of a tracked face (5) */
     int track;                   /**< 1: detect once then track; 0: detect on every frame */
-    double search_coarse_interval_ms; /**< without a face, media time between searches for large faces (100) */
-    double search_fine_interval_ms;   /**< without a face, media time between full searches down to min_face_fraction (300) */
+    double search_coarse_interval_ms; /**< without a face, media time between searches for large faces (200) */
+    double search_fine_interval_ms;   /**< without a face, media time between full searches down to min_face_fraction (600) */
 } ft_tracker_config;
 
 /** The defaults documented on each field. */
@@ -294,12 +301,21 @@ ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_obse
  * searches are paced by media time: the first frame and a frame on which a track is lost get a
  * full search at once; after a search found nothing, large faces (faces of at least 30% of the
  * shorter side, the coarse pass) are looked for at most every `search_coarse_interval_ms` and
- * all faces down to `min_face_fraction` at most every `search_fine_interval_ms`. A frame with no
- * search due returns no face at almost no cost, so a clip without a face costs about as much as
- * one with a tracked face, whatever its frame rate.
+ * all faces down to `min_face_fraction` at most every `search_fine_interval_ms` (a fine search
+ * runs the coarse pass too and scans only the smaller sizes itself). A frame with no search due
+ * returns no face at almost no cost, so a clip without a face costs at most about twice as much
+ * as one with a tracked face, whatever its frame rate.
  */
 ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
                                 ft_error *error);
+/**
+ * Same, with `gray`, the frame's grey copy made by `ft_image_to_gray` (the same size, one
+ * channel), used instead of converting the frame again; the results are those of
+ * `ft_tracker_process_at`. `gray` is only read during the call (another thread may read it at
+ * the same time). A null `gray` converts the frame.
+ */
+ft_status ft_tracker_process_gray_at(ft_tracker *tracker, const ft_image *frame, const ft_image *gray, double timestamp_ms,
+                                     ft_observation *out, ft_error *error);
 
 /**
  * Fits the 68 landmarks in a box (x, y, w, h pixels) of `frame` with the shape predictor, with

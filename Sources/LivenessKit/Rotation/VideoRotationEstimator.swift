@@ -32,10 +32,16 @@ public final class VideoRotationEstimator: RotationProvider {
     }
 
     public func rotation(for frame: Image, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation {
+        try rotation(for: frame, gray: nil, timestampMicroseconds: timestampMicroseconds)
+    }
+
+    /// The estimate, reducing the frame's grey copy when given (the same result as converting
+    /// the frame here, one full-size conversion less).
+    public func rotation(for frame: Image, gray: Image?, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation {
         // Each frame is reduced to a small grey image once, and kept as the next frame's previous.
         let scale: Double
         do {
-            scale = try frame.reducedGray(maxSide: maxSide, into: current)
+            scale = try (gray ?? frame).reducedGray(maxSide: maxSide, into: current)
         } catch {
             framesUnknown += 1
             hasPrevious = false

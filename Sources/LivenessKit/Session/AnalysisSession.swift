@@ -69,7 +69,7 @@ public final class AnalysisSession {
         let prefetcher = FramePrefetcher(source: source, depth: 3)
         defer { prefetcher.stop() }
         loop: while true {
-            let frame: Image
+            let item: DecodedFrame
             let timestamp: Int64
             switch prefetcher.next() {
             case .end:
@@ -79,11 +79,12 @@ public final class AnalysisSession {
                 guard decoded > 0 else { throw failure }
                 warnings.append("decoding stopped after \(decoded) frames: \(failure.problem)")
                 break loop
-            case let .frame(image, t):
-                frame = image
+            case let .frame(d, t):
+                item = d
                 timestamp = t
             }
-            defer { prefetcher.recycle(frame) }
+            defer { prefetcher.recycle(item) }
+            let frame = item.image
             decoded += 1
             try budget.count(path: source.path, width: frame.width, height: frame.height, timestamp: timestamp)
             if let previous, timestamp <= previous {
@@ -98,7 +99,7 @@ public final class AnalysisSession {
             previous = timestamp
             let step: AnalysisStep
             do {
-                step = try processor.process(frame, timestampMicroseconds: timestamp)
+                step = try processor.process(frame, gray: item.hasGray ? item.gray : nil, timestampMicroseconds: timestamp)
             } catch let error as FaceTrackingError {
                 throw InputError(path: source.path, error)
             }
@@ -116,6 +117,16 @@ public final class AnalysisSession {
 public protocol RotationProvider: AnyObject {
     /// The device rotation over the interval ending at this frame.
     func rotation(for frame: Image, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation
+    /// The same, given the frame's grey copy (`Image.gray(into:)`, made once per frame for the
+    /// tracker too) for an estimate that works on grey; the results are those of
+    /// `rotation(for:timestampMicroseconds:)`. The default ignores `gray`.
+    func rotation(for frame: Image, gray: Image?, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation
     /// Called after the face tracker measured the frame (to mask the face out next time).
     func didObserve(_ measurement: FrameMeasurement)
+}
+
+extension RotationProvider {
+    public func rotation(for frame: Image, gray: Image?, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation {
+        try rotation(for: frame, timestampMicroseconds: timestampMicroseconds)
+    }
 }

@@ -2,7 +2,8 @@ import FaceTracking
 import Foundation
 
 /// Decodes a `FrameSource` ahead of its consumer on a thread of its own, into a small pool of
-/// frames: while one frame is tracked, the next ones are decoded on the other core. The frames
+/// frames: while one frame is tracked, the next ones are decoded on the other core, and each
+/// frame's grey copy (which the tracker and the rotation estimate share) is made there too. The frames
 /// and their timestamps are exactly those of reading the source in turn; only the time at which
 /// they are decoded changes.
 ///
@@ -12,14 +13,14 @@ import Foundation
 final class FramePrefetcher: @unchecked Sendable {
     /// A decoded frame, or how the input ended.
     enum Item {
-        case frame(Image, timestamp: Int64)
+        case frame(DecodedFrame, timestamp: Int64)
         case failure(InputError)
         case end
     }
 
     private let source: FrameSource
     private let condition = NSCondition()
-    private var free: [Image]
+    private var free: [DecodedFrame]
     private var ready: [Item] = []
     private var stopping = false
     private var running = true
@@ -28,7 +29,7 @@ final class FramePrefetcher: @unchecked Sendable {
     /// Starts decoding `source` ahead, at most `depth` frames.
     init(source: FrameSource, depth: Int = 3) {
         self.source = source
-        free = (0..<(max(1, depth) + 1)).map { _ in Image() }
+        free = (0..<(max(1, depth) + 1)).map { _ in DecodedFrame() }
         let thread = Thread { [self] in decode() }
         thread.name = "liveness-decode"
         thread.stackSize = 4 << 20
@@ -48,16 +49,23 @@ final class FramePrefetcher: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let image = free.removeLast()
+            let decoded = free.removeLast()
             condition.unlock()
             let item: Item
             do {
-                if let t = try source.next(into: image) { item = .frame(image, timestamp: t) } else { item = .end }
+                if let t = try source.next(into: decoded.image) {
+                    // A grey copy that cannot be made (never for a decoded frame) is left to the
+                    // consumer, whose own conversion then reports the problem.
+                    decoded.hasGray = (try? decoded.image.gray(into: decoded.gray)) != nil
+                    item = .frame(decoded, timestamp: t)
+                } else {
+                    item = .end
+                }
             } catch {
                 item = .failure(error)
             }
             condition.lock()
-            if case .frame = item {} else { free.append(image) }
+            if case .frame = item {} else { free.append(decoded) }
             ready.append(item)
             condition.broadcast()
             let finished: Bool
@@ -83,9 +91,9 @@ final class FramePrefetcher: @unchecked Sendable {
     }
 
     /// Gives a frame back to the pool once the consumer is done with it.
-    func recycle(_ image: Image) {
+    func recycle(_ frame: DecodedFrame) {
         condition.withLock {
-            free.append(image)
+            free.append(frame)
             condition.broadcast()
         }
     }
@@ -98,4 +106,13 @@ final class FramePrefetcher: @unchecked Sendable {
         while running { condition.wait() }
         condition.unlock()
     }
+}
+
+/// A decoded frame of the prefetcher's pool and its grey copy.
+final class DecodedFrame {
+    /// The upright BGR frame.
+    let image = Image()
+    /// `image` in grey (valid when `hasGray`).
+    let gray = Image()
+    var hasGray = false
 }

@@ -48,6 +48,8 @@ public final class FrameProcessor {
     /// When set, each frame's device rotation is estimated on a second thread while the face is
     /// tracked (same results; for a single input on an otherwise idle core).
     private var parallel: ParallelTask?
+    /// The frame's grey copy when the caller gives none.
+    private let grayScratch = Image()
 
     /// - Parameters:
     ///   - model: the landmark model (shared by all sessions of the process).
@@ -82,22 +84,37 @@ public final class FrameProcessor {
     /// Processes one upright BGR frame at `timestampMicroseconds` (which must exceed the previous
     /// frame's); returns what happened. After the verdict frames are only counted by the machine.
     public func process(_ frame: Image, timestampMicroseconds timestamp: Int64) throws -> AnalysisStep {
+        try process(frame, gray: nil, timestampMicroseconds: timestamp)
+    }
+
+    /// The same, given `gray`, the frame's grey copy (`Image.gray(into:)`; a decoder running
+    /// ahead can make it on its own thread). Without it the processor converts the frame once
+    /// itself; either way one grey image serves the tracker and the rotation estimate.
+    public func process(_ frame: Image, gray given: Image?, timestampMicroseconds timestamp: Int64) throws -> AnalysisStep {
         var deviceRotation = DeviceRotation.unknown
         var rotationFailure: InputError?
         let measurement: FrameMeasurement
+        let gray: Image
+        if let given {
+            gray = given
+        } else {
+            try frame.gray(into: grayScratch)
+            gray = grayScratch
+        }
+        let milliseconds = Double(timestamp) / 1000
         if let rotation, let parallel {
             // The estimate uses the previous frame's face box (didObserve), never this frame's
             // tracking: the two can run at once and give what they give in turn.
             let box = RotationBox()
             parallel.start {
                 do throws(InputError) {
-                    box.value = try rotation.rotation(for: frame, timestampMicroseconds: timestamp)
+                    box.value = try rotation.rotation(for: frame, gray: gray, timestampMicroseconds: timestamp)
                 } catch {
                     box.failure = error
                 }
             }
             do {
-                measurement = try observer.tracker.process(frame, timestampMilliseconds: Double(timestamp) / 1000)
+                measurement = try observer.tracker.process(frame, gray: gray, timestampMilliseconds: milliseconds)
             } catch {
                 parallel.wait()
                 throw error
@@ -106,8 +123,8 @@ public final class FrameProcessor {
             deviceRotation = box.value
             rotationFailure = box.failure
         } else {
-            if let rotation { deviceRotation = try rotation.rotation(for: frame, timestampMicroseconds: timestamp) }
-            measurement = try observer.tracker.process(frame, timestampMilliseconds: Double(timestamp) / 1000)
+            if let rotation { deviceRotation = try rotation.rotation(for: frame, gray: gray, timestampMicroseconds: timestamp) }
+            measurement = try observer.tracker.process(frame, gray: gray, timestampMilliseconds: milliseconds)
         }
         if let rotationFailure { throw rotationFailure }
         var result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,

@@ -31,10 +31,14 @@ final class StreamRotation: RotationProvider {
     }
 
     func rotation(for frame: Image, timestampMicroseconds t: Int64) throws(InputError) -> DeviceRotation {
+        try rotation(for: frame, gray: nil, timestampMicroseconds: t)
+    }
+
+    func rotation(for frame: Image, gray: Image?, timestampMicroseconds t: Int64) throws(InputError) -> DeviceRotation {
         let from = previousFrame ?? (t - 100_000)
         previousFrame = t
         // The video estimate sees every frame, so that its previous frame is always the last one.
-        let estimate = try video?.rotation(for: frame, timestampMicroseconds: t)
+        let estimate = try video?.rotation(for: frame, gray: gray, timestampMicroseconds: t)
         let within = samples.filter { $0.timestampMicroseconds > from && $0.timestampMicroseconds <= t }
         if !within.isEmpty {
             framesFromSensor += 1
