@@ -53,7 +53,12 @@ struct JSONParser {
 
     private mutating func literal(_ word: String) throws(CanonicalJSON.ParseError) {
         let expected = Array(word.utf8)
-        guard bytes[index...].starts(with: expected) else { throw failure("unexpected characters (expected \(word))") }
+        guard bytes[index...].starts(with: expected) else {
+            // A literal cut by the end of the text is reported where the text ends (truncated),
+            // like every other truncation; a wrong word where it starts.
+            if expected.starts(with: bytes[index...]) { index = bytes.endIndex }
+            throw failure("unexpected characters (expected \(word))")
+        }
         index += expected.count
     }
 
