@@ -15,8 +15,10 @@ import LivenessService
 import Glibc
 #endif
 
-/// The frames every client sends: a real talking face that neither blinks nor turns (vr-face2,
-/// looped to 15 s), scaled and padded to 640×480 at 30 fps, encoded as JPEG once.
+/// The frames every client sends: a real talking face that neither blinks nor turns (vr-face2's
+/// 5 s played forward, then backward: 10 s that never repeat a stretch at one lag, so the
+/// looped-input check lets the sessions run; a plain loop is caught after 7 s), scaled and
+/// padded to 640×480 at 30 fps, encoded as JPEG once.
 func benchmarkFrames() throws -> [[UInt8]] {
     let source = "../shared/recordings/vr-face2-talking-no-blink.mp4"
     guard FileManager.default.fileExists(atPath: source) else { throw ServiceError("\(source) is needed for the streaming benchmark") }
@@ -26,8 +28,9 @@ func benchmarkFrames() throws -> [[UInt8]] {
     let clip = dir.appendingPathComponent("clip.mp4").path
     let ffmpeg = Process()
     ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-    ffmpeg.arguments = ["-v", "error", "-y", "-stream_loop", "2", "-i", source, "-vf",
-                        "scale=480:480,pad=640:480:80:0,fps=30", "-an", "-c:v", "libx264", "-crf", "18", clip]
+    ffmpeg.arguments = ["-v", "error", "-y", "-i", source, "-filter_complex",
+                        "[0:v]scale=480:480,setsar=1,pad=640:480:80:0,fps=30,split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0[v]",
+                        "-map", "[v]", "-an", "-c:v", "libx264", "-crf", "18", clip]
     try ffmpeg.run()
     ffmpeg.waitUntilExit()
     let reader = try VideoReader(path: clip)
