@@ -25,7 +25,7 @@ func ffmpeg(_ arguments: [String]) throws {
 /// The clips of one resolution (portrait, width × 16/9 width, 30 or 25 fps, H.264 crf 18).
 struct ScaleClips {
     var width: Int
-    /// A real phone selfie (lp-d13) looped to 23.4 s: a blink, no turn, so it runs to the cap.
+    /// A real phone selfie (lp-d13) forward then backward, 23.4 s: a blink, no turn, so it runs to the cap.
     var cap: String
     /// A talking face that blinks and turns at once (st-ref2) on a blurred canvas: passes in 1 s.
     var early: String
@@ -40,7 +40,10 @@ func makeScaleClips(width: Int, in dir: URL) throws -> ScaleClips {
     let early = dir.appendingPathComponent("early-\(width).mp4").path
     let noFace = dir.appendingPathComponent("noface-\(width).mp4").path
     let encode = ["-an", "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-pix_fmt", "yuv420p"]
-    try ffmpeg(["-stream_loop", "1", "-i", shared + "lp-d13-phone-selfie-glasses.mp4", "-vf", "scale=\(width):\(height),setsar=1"] + encode + [cap])
+    // Forward then backward: a plain loop (`-stream_loop`) is, rightly, failed as looped input
+    // once it repeats for 2 s, which would end the clip before the cap.
+    try ffmpeg(["-i", shared + "lp-d13-phone-selfie-glasses.mp4", "-filter_complex",
+                "[0:v]scale=\(width):\(height),setsar=1,split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0"] + encode + [cap])
     try ffmpeg(["-i", shared + "st-ref2-talking-turns.mp4", "-filter_complex",
                 "[0]split[a][b];[a]scale=\(width):\(height),setsar=1,boxblur=20[bg];[b]scale=\(width * 9 / 10):-2,setsar=1[fg];[bg][fg]overlay=(W-w)/2:(H-h)/3"]
                + encode + [early])
