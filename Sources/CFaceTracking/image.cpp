@@ -19,6 +19,85 @@
 /// to far less).
 static constexpr long long kMaxEncodedImageBytes = 256LL << 20;
 
+namespace ft {
+
+void build_halves(ft_image &image) {
+    image.halves_of = nullptr;
+    size_t count = 0;
+    while (true) {
+        // (Indices, not pointers: growing `halves` moves its elements.)
+        const cv::Mat &level = count == 0 ? image.mat : image.halves[count - 1];
+        if (level.type() != CV_8UC1 || std::min(level.cols, level.rows) < 64) break;
+        // An even crop: exactly 2x, OpenCV's vectorised area path (the odd last row or column
+        // of a level is left out of the next).
+        cv::Mat even = level(cv::Rect(0, 0, level.cols & ~1, level.rows & ~1));
+        if (image.halves.size() <= count) image.halves.emplace_back();
+        cv::resize(even, image.halves[count], cv::Size(even.cols / 2, even.rows / 2), 0, 0, cv::INTER_AREA);
+        ++count;
+    }
+    image.halves.resize(count);
+    image.halves_of = image.mat.data;
+}
+
+const std::vector<cv::Mat> *valid_halves(const ft_image *image) {
+    if (!image || image->halves.empty() || image->halves_of != image->mat.data || image->mat.type() != CV_8UC1) return nullptr;
+    const cv::Mat &first = image->halves.front();
+    if (first.cols != image->mat.cols / 2 || first.rows != image->mat.rows / 2) return nullptr;
+    return &image->halves;
+}
+
+void area_reduce(const cv::Mat &base, const std::vector<cv::Mat> *halves, cv::Rect region, cv::Size size, cv::Mat &out,
+                 int min_ratio, bool trim) {
+    region &= cv::Rect(0, 0, base.cols, base.rows);
+    if (region.width < 1 || region.height < 1 || size.width < 1 || size.height < 1) {
+        out.release();
+        return;
+    }
+    const cv::Mat *source = &base;
+    cv::Rect at = region;
+    if (halves) {
+        // The smallest reduction that still holds the region at `min_ratio` times the result's
+        // size: the area average from there is the region's own to within the levels'
+        // rounding, and costs a fraction of averaging the whole-resolution pixels again.
+        int need = std::max(1, min_ratio);
+        for (size_t l = 0; l < halves->size(); ++l) {
+            int f = 2 << l;
+            const cv::Mat &level = (*halves)[l];
+            int x0 = region.x / f, y0 = region.y / f;
+            int x1 = std::min(level.cols, (region.x + region.width) / f), y1 = std::min(level.rows, (region.y + region.height) / f);
+            if (x1 - x0 < need * size.width || y1 - y0 < need * size.height) break;
+            source = &level;
+            at = cv::Rect(x0, y0, x1 - x0, y1 - y0);
+        }
+    }
+    if (trim && source == &base) {
+        // At full resolution: a whole number of pixels per thumbnail pixel (the region trimmed
+        // evenly by less than one thumbnail pixel), OpenCV's fast integer area path.
+        if (at.width > size.width) {
+            int w = at.width / size.width * size.width;
+            at.x += (at.width - w) / 2;
+            at.width = w;
+        }
+        if (at.height > size.height) {
+            int h = at.height / size.height * size.height;
+            at.y += (at.height - h) / 2;
+            at.height = h;
+        }
+    }
+    if (at.size() == size) {
+        (*source)(at).copyTo(out);
+    } else if (source != &base && (at.width < 2 * size.width || at.height < 2 * size.height)) {
+        // Less than 2x from an area-averaged level: bilinear (OpenCV's general area path costs
+        // about 40 instructions a pixel at such ratios, bilinear a few; the level has already
+        // removed what a reduction by 2x or more would alias).
+        cv::resize((*source)(at), out, size, 0, 0, cv::INTER_LINEAR);
+    } else {
+        cv::resize((*source)(at), out, size, 0, 0, cv::INTER_AREA);
+    }
+}
+
+}  // namespace ft
+
 extern "C" {
 
 ft_image *ft_image_new(void) {
@@ -41,6 +120,7 @@ const uint8_t *ft_image_bytes(const ft_image *image, size_t *stride) {
 }
 
 ft_status ft_image_copy(const ft_image *source, ft_image *destination, ft_error *error) {
+    if (destination) destination->halves_of = nullptr;  // the pixels change
     if (!source || !destination) return ft::set_error(error, "copy: null image"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "copy", [&] {
         source->mat.copyTo(destination->mat);
@@ -49,6 +129,7 @@ ft_status ft_image_copy(const ft_image *source, ft_image *destination, ft_error 
 }
 
 ft_status ft_image_fill(ft_image *image, int width, int height, int blue, int green, int red, ft_error *error) {
+    if (image) image->halves_of = nullptr;  // the pixels change
     if (!image || width <= 0 || height <= 0 || width > 16384 || height > 16384)
         return ft::set_error(error, "fill: bad size %dx%d", width, height), FT_ERR_ARGUMENT;
     return ft::guarded(error, "fill", [&] {
@@ -105,6 +186,7 @@ static ft_status decode_encoded(const uint8_t *bytes, size_t count, const char *
 }
 
 ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error) {
+    if (out) out->halves_of = nullptr;  // the pixels change
     if (!path || !out) return ft::set_error(error, "decode: null argument"), FT_ERR_ARGUMENT;
     struct stat st;
     if (stat(path, &st) != 0)
@@ -124,6 +206,7 @@ ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error)
 }
 
 ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *out, ft_error *error) {
+    if (out) out->halves_of = nullptr;  // the pixels change
     if (!bytes || !out || count == 0) return ft::set_error(error, "decode: no bytes"), FT_ERR_ARGUMENT;
     if (count > (size_t)kMaxEncodedImageBytes)
         return ft::set_error(error, "decode: %zu bytes, larger than the limit for an image (%lld)", count,
@@ -133,6 +216,7 @@ ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *ou
 
 ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int stride,
                                ft_pixel_format format, ft_image *out, ft_error *error) {
+    if (out) out->halves_of = nullptr;  // the pixels change
     int channels = 0;
     bool planar = false;
     switch (format) {
@@ -177,6 +261,7 @@ ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int
 }
 
 ft_status ft_image_rotate(ft_image *image, int clockwise_degrees, ft_error *error) {
+    if (image) image->halves_of = nullptr;  // the pixels change
     if (!image || image->mat.empty()) return ft::set_error(error, "rotate: empty image"), FT_ERR_ARGUMENT;
     int degrees = ((clockwise_degrees % 360) + 360) % 360;
     if (degrees % 90 != 0) return ft::set_error(error, "rotate: %d is not a multiple of 90 degrees", clockwise_degrees), FT_ERR_ARGUMENT;
@@ -224,6 +309,7 @@ ft_status ft_image_encode_png(const ft_image *image, ft_buffer *out, ft_error *e
 }
 
 ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error) {
+    if (image) image->halves_of = nullptr;  // the pixels change
     if (!image || image->mat.empty()) return ft::set_error(error, "flip: empty image"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "flip", [&] {
         cv::flip(image->mat, image->mat, 1);
@@ -232,6 +318,7 @@ ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error) {
 }
 
 ft_status ft_image_scale(ft_image *image, double factor, ft_error *error) {
+    if (image) image->halves_of = nullptr;  // the pixels change
     if (!image || image->mat.empty() || !(factor > 0.01 && factor < 16))
         return ft::set_error(error, "scale: bad factor %g", factor), FT_ERR_ARGUMENT;
     return ft::guarded(error, "scale", [&] {
@@ -249,6 +336,7 @@ ft_status ft_image_to_gray(const ft_image *source, ft_image *out, ft_error *erro
         if (source->mat.channels() == 3) cv::cvtColor(source->mat, out->mat, cv::COLOR_BGR2GRAY);
         else if (source->mat.channels() == 1) source->mat.copyTo(out->mat);
         else return ft::set_error(error, "gray: %d channels", source->mat.channels()), FT_ERR_ARGUMENT;
+        ft::build_halves(*out);
         return FT_OK;
     });
 }
@@ -286,24 +374,14 @@ ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double 
             if (x1 - x0 < 1 || y1 - y0 < 1) return ft::set_error(error, "thumbnail: the region is outside the image"), FT_ERR_ARGUMENT;
             region = cv::Rect((int)x0, (int)y0, (int)(x1 - x0), (int)(y1 - y0));
         }
-        // A whole number of source pixels per thumbnail pixel (the region trimmed by less than one
-        // thumbnail pixel, evenly on both sides): OpenCV's area resize then takes its fast
-        // integer path (about 10x cheaper than the general one on a 400-pixel region).
-        if (region.width > width) {
-            int w = region.width / width * width;
-            region.x += (region.width - w) / 2;
-            region.width = w;
-        }
-        if (region.height > height) {
-            int h = region.height / height * height;
-            region.y += (region.height - h) / 2;
-            region.height = h;
-        }
-        // Area-average the region down first, then convert the few pixels left to grey.
+        // Area-averaged (from the grey copy's reductions when `source` is a frame's grey copy),
+        // the region trimmed to a whole number of pixels per thumbnail pixel: OpenCV's area
+        // resize then takes its fast integer path (about 10x cheaper than the general one).
         thread_local cv::Mat small;
-        cv::resize(source->mat(region), small, cv::Size(width, height), 0, 0, cv::INTER_AREA);
+        ft::area_reduce(source->mat, ft::valid_halves(source), region, cv::Size(width, height), small, 2, true);
         if (small.channels() == 3) cv::cvtColor(small, out->mat, cv::COLOR_BGR2GRAY);
         else small.copyTo(out->mat);
+        out->halves_of = nullptr;
         return FT_OK;
     });
 }

@@ -9,9 +9,14 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <vector>
 
 struct ft_image {
-    cv::Mat mat;  // 8-bit BGR (CV_8UC3)
+    cv::Mat mat;  // 8-bit BGR (CV_8UC3), or grey (CV_8UC1) for a frame's grey copy
+    // A grey copy's reductions by 2, 4, 8, ... (area averages, made by `ft_image_to_gray`) and
+    // the pixels they were made from: valid only while `mat` still holds those pixels.
+    std::vector<cv::Mat> halves;
+    const uchar *halves_of = nullptr;
 };
 
 namespace ft {
@@ -67,5 +72,24 @@ void quietly(Body &&body) noexcept {
     } catch (...) {
     }
 }
+
+
+/// Makes `image.halves` from its grey `mat`: area averages by 2, 4, 8, ... (OpenCV's exact-2x
+/// INTER_AREA path, about 0.07 ms for a 720p frame), down to a shorter side of 32 pixels. The
+/// region, thumbnail and detection reductions then start from the smallest level that is still
+/// large enough instead of averaging the whole-resolution pixels again.
+void build_halves(ft_image &image);
+
+/// `image`'s halves when they were made from its current pixels; null otherwise.
+const std::vector<cv::Mat> *valid_halves(const ft_image *image);
+
+/// Area-averages `region` (pixels of `base`, clipped to it) down to `size` into `out`, starting
+/// from the smallest of `halves` (`base` reduced by 2, 4, ...; may be null) that still holds the
+/// region at `min_ratio` times `size` (bilinear from a level that holds it at less than twice
+/// `size`). With `trim`, a region averaged from `base` itself is first trimmed (evenly, by less
+/// than one output pixel) to a whole number of pixels per output pixel, OpenCV's fast integer
+/// area path. An empty region leaves `out` empty.
+void area_reduce(const cv::Mat &base, const std::vector<cv::Mat> *halves, cv::Rect region, cv::Size size, cv::Mat &out,
+                 int min_ratio, bool trim);
 
 }  // namespace ft

@@ -59,16 +59,25 @@ double iou(const cv::Rect2d &a, const cv::Rect2d &b) {
 cv::Rect2d to_rect(const ft_candidate &c) { return cv::Rect2d(c.x, c.y, c.w, c.h); }
 
 /// Runs the HOG detector on `roi` of the grey frame scaled by `scale`; boxes in frame pixels.
-std::vector<ft_candidate> detect(dlib::frontal_face_detector &detector, const cv::Mat &gray, cv::Rect roi,
-                                 double scale, double threshold) {
+/// `halves` (the grey frame's reductions by 2, 4, ..., or null) make a reduction by 4 or more
+/// cheaper: it is area-averaged from the smallest of them still twice the scanned size.
+std::vector<ft_candidate> detect(dlib::frontal_face_detector &detector, const cv::Mat &gray, const std::vector<cv::Mat> *halves,
+                                 cv::Rect roi, double scale, double threshold) {
     roi &= cv::Rect(0, 0, gray.cols, gray.rows);
     std::vector<ft_candidate> found;
     if (roi.area() <= 0) return found;
     cv::Mat region = gray(roi), scaled;
-    if (std::fabs(scale - 1.0) > 1e-3)
+    if (halves && scale <= 0.25) {
+        cv::Size size(cv::saturate_cast<int>(roi.width * scale), cv::saturate_cast<int>(roi.height * scale));
+        if (size.width < 80 || size.height < 80) return found;
+        thread_local cv::Mat reduced;
+        ft::area_reduce(gray, halves, roi, size, reduced, 2, false);
+        scaled = reduced;
+    } else if (std::fabs(scale - 1.0) > 1e-3) {
         cv::resize(region, scaled, cv::Size(), scale, scale, scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
-    else
+    } else {
         scaled = region;
+    }
     if (scaled.cols < 80 || scaled.rows < 80) return found;
     if (!scaled.isContinuous()) scaled = scaled.clone();
     dlib::cv_image<unsigned char> image(scaled);
@@ -148,8 +157,11 @@ struct ft_tracker {
     std::unique_ptr<dlib::frontal_face_detector> fine_detector;
     unsigned long fine_levels = 0;
     ft::PoseEstimator pose;
-    // The frame's grey image during a call: `own_gray` (converted here) or the caller's.
-    cv::Mat gray, own_gray;
+    // The frame's grey image during a call: `own_gray` (converted here) or the caller's, and its
+    // reductions by 2, 4, ... (`ft::build_halves`; null when the caller's image has none).
+    cv::Mat gray;
+    const std::vector<cv::Mat> *halves = nullptr;
+    ft_image own_gray;
 
     bool tracking = false;
     cv::Rect2d box;               // the primary face, detector convention, frame pixels
@@ -270,7 +282,7 @@ ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int heig
     if (t.tracking) {
         // Scan the whole frame at the scale of the face we follow: cheap, and finds faces of
         // a similar size (a second person) as well as the one we track.
-        candidates = detect(t.detector, t.gray, whole, std::min(2.0, kTargetFacePixels / std::max(1.0, t.box.width)),
+        candidates = detect(t.detector, t.gray, t.halves, whole, std::min(2.0, kTargetFacePixels / std::max(1.0, t.box.width)),
                             t.config.detection_threshold);
     } else {
         auto ladder = detection_ladder(width, height, t.config.min_face_fraction);
@@ -288,9 +300,9 @@ ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int heig
                     t.fine_detector = std::make_unique<dlib::frontal_face_detector>(limited_detector(t.model->detector, levels));
                     t.fine_levels = levels;
                 }
-                candidates = detect(*t.fine_detector, t.gray, whole, ladder[1], t.config.detection_threshold);
+                candidates = detect(*t.fine_detector, t.gray, t.halves, whole, ladder[1], t.config.detection_threshold);
             } else {
-                candidates = detect(t.detector, t.gray, whole, ladder[i], t.config.detection_threshold);
+                candidates = detect(t.detector, t.gray, t.halves, whole, ladder[i], t.config.detection_threshold);
             }
             if (!candidates.empty()) break;
         }
@@ -376,7 +388,7 @@ ft_status track(ft_tracker &t, ft_observation *out, int width, int height) {
         std::vector<ft_candidate> found;
         if (scan) {
             t.frames_since_scan = 0;
-            found = detect(t.detector, t.gray, cv::Rect(0, 0, width, height), scale, t.config.detection_threshold);
+            found = detect(t.detector, t.gray, t.halves, cv::Rect(0, 0, width, height), scale, t.config.detection_threshold);
             found.erase(std::remove_if(found.begin() + std::min<size_t>(1, found.size()), found.end(),
                                        [](const ft_candidate &c) { return c.score < kSecondaryFaceScore; }),
                         found.end());
@@ -386,7 +398,7 @@ ft_status track(ft_tracker &t, ft_observation *out, int width, int height) {
         } else {
             cv::Rect roi((int)(t.box.x - 0.5 * t.box.width), (int)(t.box.y - 0.5 * t.box.height),
                          (int)(2 * t.box.width), (int)(2 * t.box.height));
-            found = detect(t.detector, t.gray, roi, scale, t.config.detection_threshold);
+            found = detect(t.detector, t.gray, t.halves, roi, scale, t.config.detection_threshold);
         }
         out->detect_ms += milliseconds_since(start);
         int match = same_face(found, t.box);
@@ -395,7 +407,7 @@ ft_status track(ft_tracker &t, ft_observation *out, int width, int height) {
             // for HOG (the track is fine) or the track has drifted off the face: look over the
             // whole frame at the face's scale before counting a failure.
             start = Clock::now();
-            found = detect(t.detector, t.gray, cv::Rect(0, 0, width, height), scale, t.config.detection_threshold);
+            found = detect(t.detector, t.gray, t.halves, cv::Rect(0, 0, width, height), scale, t.config.detection_threshold);
             out->detect_ms += milliseconds_since(start);
             match = same_face(found, t.box);
         }
@@ -526,9 +538,12 @@ static ft_status process(ft_tracker *tracker, const ft_image *frame, const ft_im
         }
         if (gray) {
             t.gray = gray->mat;  // shares the caller's pixels for this call; only read
+            t.halves = ft::valid_halves(gray);
         } else {
-            cv::cvtColor(frame->mat, t.own_gray, cv::COLOR_BGR2GRAY);
-            t.gray = t.own_gray;
+            cv::cvtColor(frame->mat, t.own_gray.mat, cv::COLOR_BGR2GRAY);
+            ft::build_halves(t.own_gray);
+            t.gray = t.own_gray.mat;
+            t.halves = ft::valid_halves(&t.own_gray);
         }
         ft_status status;
         if (t.tracking && t.config.track) {
@@ -544,6 +559,7 @@ static ft_status process(ft_tracker *tracker, const ft_image *frame, const ft_im
         }
         if (out->face) t.last_coarse_ms = t.last_fine_ms = NAN;
         t.gray = cv::Mat();  // never keep the caller's image past the call
+        t.halves = nullptr;
         return status;
     });
 }
@@ -588,7 +604,7 @@ ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double s
         thread_local dlib::frontal_face_detector detector = model->detector;
         cv::Mat gray;
         cv::cvtColor(frame->mat, gray, cv::COLOR_BGR2GRAY);
-        auto found = detect(detector, gray, cv::Rect(0, 0, gray.cols, gray.rows), scale, threshold);
+        auto found = detect(detector, gray, nullptr, cv::Rect(0, 0, gray.cols, gray.rows), scale, threshold);
         *count = (int)found.size();
         for (int i = 0; i < capacity && i < (int)found.size(); ++i) out[i] = found[i];
         return FT_OK;

@@ -205,6 +205,7 @@ ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, f
 }
 
 ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, ft_error *error) {
+    if (frame) frame->halves_of = nullptr;  // the pixels change
     if (!video || !frame) return ft::set_error(error, "read: null argument"), FT_ERR_ARGUMENT;
     if (video->has_pending) {
         frame->mat = video->pending;

@@ -184,6 +184,9 @@ public final class Image {
     /// A grey copy of the image written into `destination`, whose buffer is reused when the size
     /// matches (`ft_image_to_gray`, `cv::cvtColor`): a frame converted once and handed to the
     /// tracker (`FaceTracker.process(_:gray:timestampMilliseconds:)`) and the rotation estimate.
+    /// `destination` also keeps its reductions by 2, 4, 8, ..., from which its thumbnails, its
+    /// `reducedGray` and the tracker's scans of a large face start (cheaper than averaging the
+    /// whole-resolution pixels again); any later change to its pixels drops them.
     public func gray(into destination: Image) throws(FaceTrackingError) {
         var error = ft_error()
         try check(ft_image_to_gray(handle, destination.handle, &error), &error)

@@ -112,9 +112,12 @@ ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error);
 ft_status ft_image_scale(ft_image *image, double factor, ft_error *error);
 /**
  * A grey thumbnail of `width` x `height` pixels (at most 1024 each) of the region x,y,w,h
- * (pixels, clipped to the image; the whole image when w <= 0, trimmed by less than one thumbnail
- * pixel to a whole number of pixels per thumbnail pixel), area-averaged (cv::resize with
- * INTER_AREA, then cv::cvtColor): the picture the frozen and repeated-input checks compare.
+ * (pixels, clipped to the image; the whole image when w <= 0), area-averaged (cv::resize with
+ * INTER_AREA): the picture the frozen and repeated-input checks compare. From a grey copy made by
+ * `ft_image_to_gray`, it averages the smallest of its reductions that still holds the region at
+ * twice the thumbnail's size (whose grid may start up to 2^k - 1 pixels before the region); from
+ * any other image, the region is trimmed by less than one thumbnail pixel to a whole number of
+ * pixels per thumbnail pixel and a colour result converted with cv::cvtColor.
  */
 ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double w, double h, int width, int height,
                              ft_image *out, ft_error *error);
@@ -122,7 +125,10 @@ ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double 
  * A grey copy of the BGR `source` (cv::cvtColor) written into `out`, whose buffer is reused when
  * the size matches: a frame's grey image made once and handed to the tracker
  * (`ft_tracker_process_gray_at`) and the rotation estimate (`ft_image_reduce_gray`), which would
- * otherwise each convert the frame. A grey `source` is copied.
+ * otherwise each convert the frame. A grey `source` is copied. `out` also keeps its reductions
+ * by 2, 4, 8, ... (area averages, about 0.07 ms at 720p), from which `ft_image_thumbnail`,
+ * `ft_image_reduce_gray` and the tracker's detection scans of a large face reduce it instead of
+ * averaging the whole-resolution pixels again; any later change to `out`'s pixels drops them.
  */
 ft_status ft_image_to_gray(const ft_image *source, ft_image *out, ft_error *error);
 /** Mean brightness 0..255 and sharpness (variance of the Laplacian) inside a box, or the whole frame when w <= 0. */
@@ -342,7 +348,9 @@ typedef struct ft_motion {
 
 /**
  * Reduces `source` to a grey copy whose longer side is at most `max_side` pixels (area
- * interpolation), for `ft_background_motion`; `scale` receives the factor applied (<= 1).
+ * interpolation; from a grey copy made by `ft_image_to_gray`, bilinear from the smallest of its
+ * reductions still at least that size), for `ft_background_motion`; `scale` receives the
+ * factor applied (<= 1).
  */
 ft_status ft_image_reduce_gray(const ft_image *source, int max_side, ft_image *out, double *scale, ft_error *error);
 

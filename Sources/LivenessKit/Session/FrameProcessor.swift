@@ -129,11 +129,13 @@ public final class FrameProcessor {
         if let rotationFailure { throw rotationFailure }
         var result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
                                           rotation: deviceRotation)
-        if let d = difference.difference(of: frame, faceBox: measurement.face?.box) {
+        // The thumbnails of the frozen and looped-input checks come from the grey copy (and its
+        // reductions by 2, 4, ...), not from the colour frame: a third of the pixels, or fewer.
+        if let d = difference.difference(of: gray, faceBox: measurement.face?.box) {
             result.observation.frameDifference = d
             result.record.frameDifference = d
         }
-        if let m = repeats.match(frame: frame, timestampMicroseconds: timestamp, faceBox: measurement.face?.box) {
+        if let m = repeats.match(frame: gray, timestampMicroseconds: timestamp, faceBox: measurement.face?.box) {
             result.observation.repetition = Repetition(lagSeconds: m.lagSeconds, difference: m.difference, motion: m.motion)
             result.record.repeatLagSeconds = m.lagSeconds
             result.record.repeatDifference = m.difference
