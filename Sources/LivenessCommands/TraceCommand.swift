@@ -47,6 +47,8 @@ public enum TraceCommand {
                                                   estimateFromVideo: !parsed.has("--no-video-rotation"), source: source),
                                               tracking: tracking,
                                               parallelStages: ProcessInfo.processInfo.activeProcessorCount > 1)
+            // A trace is a measurement: every frame's residual, not only those the verdict reads.
+            session.processor.planarResidualOnEveryFrame = true
             let outcome = try session.run { step in writer.write(step.record) }
             try writer.finish()
             for warning in outcome.warnings { console.error("warning: \(Console.printable(warning))") }

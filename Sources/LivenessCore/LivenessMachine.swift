@@ -276,6 +276,22 @@ public struct LivenessMachine: Sendable {
         return LivenessStep(frame: frame, events: events)
     }
 
+    /// Whether the parallax check would read `o`'s `face.planarResidual` if `o` were observed
+    /// now: the check is on, the turn is still to be credited, and the frame would be credited
+    /// and join a run of frames turned by at least `turnYawDegrees` — the only frames whose
+    /// residual it collects. Works on a copy of the machine (a value): nothing changes here.
+    ///
+    /// Front ends measure the residual (a robust homography fit, about 5 M instructions a frame)
+    /// only when this is true; the verdict and the evidence are those of measuring it on every
+    /// frame, and a replayed trace carries the same residuals on the frames that matter.
+    public func readsPlanarResidual(_ o: Observation) -> Bool {
+        guard policy.parallaxCheck != 0, verdict == nil, !turnDone, o.face != nil else { return false }
+        var probe = self
+        guard let step = try? probe.observe(o), step.frame.credited,
+              let relative = step.frame.relativeYawDegrees else { return false }
+        return abs(relative) >= policy.turnYawDegrees
+    }
+
     /// Ends the session before a verdict: the input ended (`.inputEnded`), the stream was closed
     /// (`.cancelled`) or could not be used (`.invalidInput`). Emits the failed verdict; `timeout`
     /// and `inputEnded` become `noFace` when no face was ever tracked. Returns no events when a

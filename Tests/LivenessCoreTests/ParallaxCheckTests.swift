@@ -120,4 +120,53 @@ final class ParallaxCheckTests: XCTestCase {
         try d.startScan()
         XCTAssertThrowsError(try d.frame(turned(12, residual: .nan)))
     }
+    /// The frames a front end must measure the residual on (`readsPlanarResidual`): feeding
+    /// residuals only to those frames must give the verdict and the evidence of feeding every
+    /// frame's. Yaws that cross the threshold, fall back, start a short run that breaks, then a
+    /// run that credits the turn, then more turned frames.
+    func testResidualsOnlyWhereTheMachineReadsThemGiveTheSameJudgement() throws {
+        let yaws: [Double] = [0, 3, 6, 9, 4, 0, -5, -9, 0, 2, 8, 11, 12, 12, 13, 9, 14, 15, 0]
+        for residual in [0.01, 0.05] {  // a flat picture, a head
+            var every = Driver(), some = Driver()
+            try every.startScan()
+            try some.startScan()
+            try every.frame(face(closure: 0.9))  // the blink first: the turn decides the verdict
+            try some.frame(face(closure: 0.9))
+            var read = 0
+            for (i, yaw) in yaws.enumerated() {
+                let r = residual + 0.001 * Double(i)
+                let o = Observation(frameIndex: some.nextIndex, timestampMicroseconds: some.lastTimestamp + frameStep,
+                                    face: turned(yaw, residual: nil))
+                let reads = some.machine.readsPlanarResidual(o)
+                if reads { read += 1 }
+                if abs(yaw) < LivenessPolicy().turnYawDegrees - 3 { XCTAssertFalse(reads, "frame \(i): yaw \(yaw)° is far from a turn") }
+                try every.frame(turned(yaw, residual: r))
+                try some.frame(turned(yaw, residual: reads ? r : nil))
+            }
+            XCTAssertEqual(some.machine.verdict, every.machine.verdict, "residual \(residual)")
+            XCTAssertEqual(some.machine.evidence.parallax, every.machine.evidence.parallax, "residual \(residual)")
+            XCTAssertEqual(some.credited, every.credited)
+            XCTAssertNotNil(every.machine.verdict)
+            XCTAssertGreaterThan(read, 0)
+            XCTAssertLessThan(read, yaws.count / 2, "most frames are not read")
+        }
+    }
+
+    func testNoResidualIsReadWithTheCheckOffOrAfterTheTurn() throws {
+        var policy = LivenessPolicy()
+        policy.parallaxCheck = 0
+        var off = Driver(policy: policy)
+        try off.startScan()
+        let o = Observation(frameIndex: off.nextIndex, timestampMicroseconds: off.lastTimestamp + frameStep, face: turned(12, residual: nil))
+        XCTAssertFalse(off.machine.readsPlanarResidual(o))
+
+        var d = Driver()
+        try d.startScan()
+        try d.frames(2, turned(12, residual: 0.09))
+        XCTAssertEqual(d.credited.map(\.action), [.turnHead])
+        let after = Observation(frameIndex: d.nextIndex, timestampMicroseconds: d.lastTimestamp + frameStep, face: turned(12, residual: nil))
+        XCTAssertFalse(d.machine.readsPlanarResidual(after), "the turn is credited: no residual is read any more")
+        let none = Observation(frameIndex: d.nextIndex, timestampMicroseconds: d.lastTimestamp + frameStep, face: nil)
+        XCTAssertFalse(d.machine.readsPlanarResidual(none))
+    }
 }

@@ -40,6 +40,11 @@ public final class FrameProcessor {
     public private(set) var snapshot: Image?
     /// Frames processed.
     public private(set) var framesProcessed = 0
+    /// Measure the parallax residual against the autoshot frame on every frame with a face once
+    /// the reference exists (`trace`, for measurements), rather than only on the frames the
+    /// machine reads it from (`LivenessMachine.readsPlanarResidual`; the default: the same
+    /// verdict and evidence, without a homography fit on every frame).
+    public var planarResidualOnEveryFrame = false
     private let observer: FaceObserver
     private var parallax = ParallaxReference()
     private let difference = FrameDifference()
@@ -141,7 +146,11 @@ public final class FrameProcessor {
             result.record.repeatDifference = m.difference
             result.record.repeatMotion = m.motion
         }
-        if let residual = parallax.residual(of: measurement, width: frame.width, height: frame.height) {
+        // The parallax residual only where the machine reads it (frames that join a turn run
+        // before the turn is credited), unless every frame's is asked for (a trace).
+        if parallax.hasReference, measurement.face != nil,
+           planarResidualOnEveryFrame || machine.readsPlanarResidual(result.observation),
+           let residual = parallax.residual(of: measurement, width: frame.width, height: frame.height) {
             result.observation.face?.planarResidual = residual
             result.record.planarResidual = residual
         }

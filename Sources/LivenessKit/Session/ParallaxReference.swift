@@ -11,6 +11,9 @@ import LivenessCore
 struct ParallaxReference {
     private var landmarks: [Point]?
 
+    /// Whether the reference has been taken (frames before it get no residual).
+    var hasReference: Bool { landmarks != nil }
+
     /// The residual of `measurement`'s face (on a frame of `width` × `height` pixels) against the
     /// reference; `nil` without a face, before the reference exists, when a landmark lies outside
     /// the frame, or when no homography fits.
