@@ -38,20 +38,65 @@ public final class VideoRotationEstimator: RotationProvider {
     /// The estimate, reducing the frame's grey copy when given (the same result as converting
     /// the frame here, one full-size conversion less).
     public func rotation(for frame: Image, gray: Image?, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation {
-        // Each frame is reduced to a small grey image once, and kept as the next frame's previous.
-        let scale: Double
+        guard let scale = reduce(frame, gray: gray) else { return .unknown }
+        return estimate(scale: scale, timestampMicroseconds: timestampMicroseconds)
+    }
+
+    /// Frames whose estimate was skipped because neither they nor the frame before showed a face
+    /// (`prepareDeferred`): no frame without a face is credited, so no estimate is needed.
+    public private(set) var framesSkipped = 0
+    private var pending: (scale: Double, timestampMicroseconds: Int64)?
+
+    /// When the previous frame had no face, only reduces the frame (cheap) and leaves the flow
+    /// (about 9 M instructions at 720p) until `resolveDeferred(hasFace:)` says whether the frame
+    /// shows a face; otherwise returns false and estimates nothing. Waiting changes no estimate:
+    /// the flow's inputs (the two reduced frames, and no face to mask out) are the same later.
+    public func prepareDeferred(for frame: Image, gray: Image?, timestampMicroseconds: Int64) throws(InputError) -> Bool {
+        guard faceBox == nil else { return false }
+        if let scale = reduce(frame, gray: gray) {
+            pending = (scale, timestampMicroseconds)
+        } else {
+            pending = nil
+        }
+        return true
+    }
+
+    /// The estimate of the frame `prepareDeferred` kept, once the tracker has measured it: the
+    /// flow when it shows a face, `.unknown` (counted as skipped) when it does not.
+    public func resolveDeferred(hasFace: Bool) throws(InputError) -> DeviceRotation {
+        guard let p = pending else { return .unknown }  // the reduction failed (counted there)
+        pending = nil
+        guard hasFace else {
+            framesSkipped += 1
+            keepCurrent(timestampMicroseconds: p.timestampMicroseconds)
+            return .unknown
+        }
+        return estimate(scale: p.scale, timestampMicroseconds: p.timestampMicroseconds)
+    }
+
+    /// Reduces the frame (its grey copy when given) into `current`; the factor, or nil (counted
+    /// as unknown, and the next frame has no previous one) when it cannot be reduced.
+    private func reduce(_ frame: Image, gray: Image?) -> Double? {
         do {
-            scale = try (gray ?? frame).reducedGray(maxSide: maxSide, into: current)
+            return try (gray ?? frame).reducedGray(maxSide: maxSide, into: current)
         } catch {
             framesUnknown += 1
             hasPrevious = false
-            return .unknown
+            return nil
         }
-        defer {
-            swap(&previous, &current)
-            hasPrevious = true
-            previousMicroseconds = timestampMicroseconds
-        }
+    }
+
+    /// `current` becomes the next frame's previous.
+    private func keepCurrent(timestampMicroseconds: Int64) {
+        swap(&previous, &current)
+        hasPrevious = true
+        previousMicroseconds = timestampMicroseconds
+    }
+
+    /// The flow from `previous` to the reduced `current` (factor `scale`), outside the head.
+    private func estimate(scale: Double, timestampMicroseconds: Int64) -> DeviceRotation {
+        // Each frame is reduced to a small grey image once, and kept as the next frame's previous.
+        defer { keepCurrent(timestampMicroseconds: timestampMicroseconds) }
         let excluded = excludedRegion()
         guard hasPrevious, let before = previousMicroseconds, timestampMicroseconds > before,
               previous.width == current.width, previous.height == current.height,

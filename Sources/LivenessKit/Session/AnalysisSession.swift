@@ -123,10 +123,19 @@ public protocol RotationProvider: AnyObject {
     func rotation(for frame: Image, gray: Image?, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation
     /// Called after the face tracker measured the frame (to mask the face out next time).
     func didObserve(_ measurement: FrameMeasurement)
+    /// Offers to leave this frame's estimate until the tracker has measured the frame: true when
+    /// the provider has kept what it needs and `resolveDeferred(hasFace:)` will give the estimate
+    /// (a frame without a face is never credited, so its estimate can be skipped); false when the
+    /// caller must call `rotation(for:gray:timestampMicroseconds:)` as usual. The default declines.
+    func prepareDeferred(for frame: Image, gray: Image?, timestampMicroseconds: Int64) throws(InputError) -> Bool
+    /// The estimate of the frame kept by `prepareDeferred`, told whether it shows a face.
+    func resolveDeferred(hasFace: Bool) throws(InputError) -> DeviceRotation
 }
 
 extension RotationProvider {
     public func rotation(for frame: Image, gray: Image?, timestampMicroseconds: Int64) throws(InputError) -> DeviceRotation {
         try rotation(for: frame, timestampMicroseconds: timestampMicroseconds)
     }
+    public func prepareDeferred(for frame: Image, gray: Image?, timestampMicroseconds: Int64) throws(InputError) -> Bool { false }
+    public func resolveDeferred(hasFace: Bool) throws(InputError) -> DeviceRotation { .unknown }
 }

@@ -107,13 +107,21 @@ public final class FrameProcessor {
             gray = grayScratch
         }
         let milliseconds = Double(timestamp) / 1000
+        // A provider may leave the estimate until the frame is known to show a face
+        // (`prepareDeferred`): after a frame without a face, the background flow runs only if
+        // this one has a face (no frame without one is credited).
+        var deferred = false
         if let rotation, let parallel {
             // The estimate uses the previous frame's face box (didObserve), never this frame's
             // tracking: the two can run at once and give what they give in turn.
             let box = RotationBox()
             parallel.start {
                 do throws(InputError) {
-                    box.value = try rotation.rotation(for: frame, gray: gray, timestampMicroseconds: timestamp)
+                    if try rotation.prepareDeferred(for: frame, gray: gray, timestampMicroseconds: timestamp) {
+                        box.deferred = true
+                    } else {
+                        box.value = try rotation.rotation(for: frame, gray: gray, timestampMicroseconds: timestamp)
+                    }
                 } catch {
                     box.failure = error
                 }
@@ -127,11 +135,16 @@ public final class FrameProcessor {
             parallel.wait()
             deviceRotation = box.value
             rotationFailure = box.failure
+            deferred = box.deferred
         } else {
-            if let rotation { deviceRotation = try rotation.rotation(for: frame, gray: gray, timestampMicroseconds: timestamp) }
+            if let rotation {
+                deferred = try rotation.prepareDeferred(for: frame, gray: gray, timestampMicroseconds: timestamp)
+                if !deferred { deviceRotation = try rotation.rotation(for: frame, gray: gray, timestampMicroseconds: timestamp) }
+            }
             measurement = try observer.tracker.process(frame, gray: gray, timestampMilliseconds: milliseconds)
         }
         if let rotationFailure { throw rotationFailure }
+        if deferred, let rotation { deviceRotation = try rotation.resolveDeferred(hasFace: measurement.face != nil) }
         var result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
                                           rotation: deviceRotation)
         // The thumbnails of the frozen and looped-input checks come from the grey copy (and its
@@ -194,5 +207,6 @@ extension TraceRecord {
 /// A rotation estimate handed back from the parallel task.
 private final class RotationBox: @unchecked Sendable {
     var value = DeviceRotation.unknown
+    var deferred = false
     var failure: InputError?
 }
