@@ -14,7 +14,7 @@ final class RotationDeferralTests: XCTestCase {
     /// Frame `i`: a window of a fixed random texture (blocks of 4 px, so that the flow has
     /// corners to follow), moved `step` px to the left per frame.
     private func frames(_ count: Int) throws -> [Image] {
-        var generator = SplitMix(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         let textureWidth = width + step * count + 8
         var blocks = [UInt8](repeating: 0, count: (textureWidth / 4 + 1) * (height / 4 + 1))
         for i in blocks.indices { blocks[i] = UInt8(truncatingIfNeeded: generator.next() % 200 + 30) }
@@ -62,18 +62,5 @@ final class RotationDeferralTests: XCTestCase {
         XCTAssertEqual(deferred.framesEstimated, 3)
         XCTAssertEqual(deferred.framesUnknown, 0, "skipped frames are not counted as unknown")
         XCTAssertNil(deferred.summary, "no warning about frames without an estimate")
-    }
-
-    /// A SplitMix64 generator: deterministic texture.
-    private struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
