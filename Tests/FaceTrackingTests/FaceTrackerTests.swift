@@ -188,19 +188,21 @@ final class FaceSearchPacingTests: XCTestCase {
             XCTAssertNil(m.face)
             if m.detectMilliseconds > 0 { searched += 1 }
         }
-        // Coarse passes every 200 ms (10), full ones every 600 ms among them: far fewer than 200
+        // Coarse passes every 200 ms (10), full ones every 900 ms among them: far fewer than 200
         // searches, and at least one every 200 ms.
         XCTAssertGreaterThanOrEqual(searched, 10)
         XCTAssertLessThanOrEqual(searched, 15, "searched \(searched) of 200 frames")
         // Then the face: the astronaut's is 17% of the frame, below the coarse pass's 30%, so the
-        // next full search finds it, at most 600 ms of media time later.
+        // next full search finds it, at most one fine interval (900 ms) of media time later.
+        let fine = TrackerConfiguration().searchFineIntervalMilliseconds
+        XCTAssertEqual(fine, 900)
         var foundAfter: Double?
-        for i in 0..<70 {
+        for i in 0..<100 {
             let t = 2000 + Double(i) * 10
             if try tracker.process(photo, timestampMilliseconds: t).face != nil { foundAfter = t - 2000; break }
         }
         XCTAssertNotNil(foundAfter)
-        XCTAssertLessThanOrEqual(foundAfter ?? .infinity, 600)
+        XCTAssertLessThanOrEqual(foundAfter ?? .infinity, fine)
         // Every frame is searched without timestamps (the old entry point), and with intervals 0.
         var configuration = TrackerConfiguration()
         configuration.searchCoarseIntervalMilliseconds = 0
