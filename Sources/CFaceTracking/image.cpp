@@ -46,6 +46,23 @@ const std::vector<cv::Mat> *valid_halves(const ft_image *image) {
     return &image->halves;
 }
 
+const cv::Mat *smallest_level(const cv::Mat &base, const std::vector<cv::Mat> *halves, const cv::Rect &region,
+                              cv::Size size, int min_ratio, cv::Rect &at) {
+    const cv::Mat *source = &base;
+    at = region;
+    int need = std::max(1, min_ratio);
+    for (size_t l = 0; halves && l < halves->size(); ++l) {
+        int f = 2 << l;
+        const cv::Mat &level = (*halves)[l];
+        int x0 = region.x / f, y0 = region.y / f;
+        int x1 = std::min(level.cols, (region.x + region.width) / f), y1 = std::min(level.rows, (region.y + region.height) / f);
+        if (x1 - x0 < need * size.width || y1 - y0 < need * size.height) break;
+        source = &level;
+        at = cv::Rect(x0, y0, x1 - x0, y1 - y0);
+    }
+    return source;
+}
+
 void area_reduce(const cv::Mat &base, const std::vector<cv::Mat> *halves, cv::Rect region, cv::Size size, cv::Mat &out,
                  int min_ratio, bool trim) {
     region &= cv::Rect(0, 0, base.cols, base.rows);
@@ -53,23 +70,11 @@ void area_reduce(const cv::Mat &base, const std::vector<cv::Mat> *halves, cv::Re
         out.release();
         return;
     }
-    const cv::Mat *source = &base;
-    cv::Rect at = region;
-    if (halves) {
-        // The smallest reduction that still holds the region at `min_ratio` times the result's
-        // size: the area average from there is the region's own to within the levels'
-        // rounding, and costs a fraction of averaging the whole-resolution pixels again.
-        int need = std::max(1, min_ratio);
-        for (size_t l = 0; l < halves->size(); ++l) {
-            int f = 2 << l;
-            const cv::Mat &level = (*halves)[l];
-            int x0 = region.x / f, y0 = region.y / f;
-            int x1 = std::min(level.cols, (region.x + region.width) / f), y1 = std::min(level.rows, (region.y + region.height) / f);
-            if (x1 - x0 < need * size.width || y1 - y0 < need * size.height) break;
-            source = &level;
-            at = cv::Rect(x0, y0, x1 - x0, y1 - y0);
-        }
-    }
+    // The smallest reduction that still holds the region at `min_ratio` times the result's
+    // size: the area average from there is the region's own to within the levels' rounding,
+    // and costs a fraction of averaging the whole-resolution pixels again.
+    cv::Rect at;
+    const cv::Mat *source = smallest_level(base, halves, region, size, min_ratio, at);
     if (trim && source == &base) {
         // At full resolution: a whole number of pixels per thumbnail pixel (the region trimmed
         // evenly by less than one thumbnail pixel), OpenCV's fast integer area path.

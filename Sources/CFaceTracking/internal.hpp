@@ -83,6 +83,12 @@ void build_halves(ft_image &image);
 /// `image`'s halves when they were made from its current pixels; null otherwise.
 const std::vector<cv::Mat> *valid_halves(const ft_image *image);
 
+/// The smallest of `base` and its `halves` (reductions by 2, 4, ...; may be null) that still
+/// holds `region` (pixels of `base`, already clipped to it) at `min_ratio` times `size`; `at`
+/// receives the region in that image's pixels.
+const cv::Mat *smallest_level(const cv::Mat &base, const std::vector<cv::Mat> *halves, const cv::Rect &region,
+                              cv::Size size, int min_ratio, cv::Rect &at);
+
 /// Area-averages `region` (pixels of `base`, clipped to it) down to `size` into `out`, starting
 /// from the smallest of `halves` (`base` reduced by 2, 4, ...; may be null) that still holds the
 /// region at `min_ratio` times `size` (bilinear from a level that holds it at less than twice

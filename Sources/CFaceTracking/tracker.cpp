@@ -73,16 +73,8 @@ std::vector<ft_candidate> detect(dlib::frontal_face_detector &detector, const cv
     if (search && scale < 1 - 1e-3) {
         cv::Size size(cv::saturate_cast<int>(roi.width * scale), cv::saturate_cast<int>(roi.height * scale));
         if (size.width < 80 || size.height < 80) return found;
-        const cv::Mat *source = &gray;
-        cv::Rect at = roi;
-        for (size_t l = 0; halves && l < halves->size(); ++l) {
-            int f = 2 << l;
-            cv::Rect r(roi.x / f, roi.y / f, roi.width / f, roi.height / f);
-            r &= cv::Rect(0, 0, (*halves)[l].cols, (*halves)[l].rows);
-            if (r.width < size.width || r.height < size.height) break;
-            source = &(*halves)[l];
-            at = r;
-        }
+        cv::Rect at;
+        const cv::Mat *source = ft::smallest_level(gray, halves, roi, size, 1, at);
         bool near = at.width < 2 * size.width && at.height < 2 * size.height;
         thread_local cv::Mat reduced;
         cv::resize((*source)(at), reduced, size, 0, 0, near ? cv::INTER_LINEAR : cv::INTER_AREA);
