@@ -43,6 +43,23 @@ public final class LandmarkModel: @unchecked Sendable {
         return buffer.prefix(Int(count)).map(FaceCandidate.init)
     }
 
+    /// The number of filters in the HOG detector (`ft_detector_filter_count`): five in dlib's
+    /// frontal face detector (a face looking ahead, to either side, and tilted either way).
+    public var detectorFilterCount: Int { Int(ft_detector_filter_count(handle)) }
+
+    /// As `detectFaces(in:scale:threshold:)` with only the detector's filter number `filter`
+    /// (0 ..< `detectorFilterCount`): its detections after non-maximum suppression, scored as
+    /// the whole detector scores them (`ft_detect_faces_with_filter`). The tracker confirms a
+    /// face with the filter that found it the last time.
+    public func detectFaces(in image: Image, scale: Double = 1, threshold: Double = 0, filter: Int) throws(FaceTrackingError) -> [FaceCandidate] {
+        var error = ft_error()
+        var count: Int32 = 0
+        var buffer = [ft_candidate](repeating: ft_candidate(), count: 32)
+        let chosen = Int32(clamping: filter)
+        try check(ft_detect_faces_with_filter(handle, image.handle, scale, threshold, chosen, &buffer, Int32(buffer.count), &count, &error), &error)
+        return buffer.prefix(Int(count)).map(FaceCandidate.init)
+    }
+
     /// Fits the 68 landmarks in `box` of `image` with no tracking (`ft_fit_landmarks`); for
     /// baselines and tools.
     public func fitLandmarks(in image: Image, box: Rect) throws(FaceTrackingError) -> [Point] {

@@ -334,6 +334,18 @@ ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double 
 ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,
                           ft_candidate *out, int capacity, int *count, ft_error *error);
 
+/** The number of filters in the HOG detector (dlib's frontal face detector has five: a face looking
+ *  ahead, to either side, and tilted either way). */
+int ft_detector_filter_count(const ft_model *model);
+
+/**
+ * As `ft_detect_faces` with one of the detector's filters only (0 ..< ft_detector_filter_count):
+ * that filter's detections after non-maximum suppression, scored as the whole detector scores
+ * them. The tracker confirms a face with the filter that found it last (see docs/speed.md).
+ */
+ft_status ft_detect_faces_with_filter(const ft_model *model, const ft_image *frame, double scale, double threshold, int filter,
+                                      ft_candidate *out, int capacity, int *count, ft_error *error);
+
 /* ------------------------------------------------------------ optical flow */
 
 /** Global motion of the image outside an excluded box, between two frames. */
