@@ -8,8 +8,8 @@ import Foundation
 /// they are decoded changes.
 ///
 /// Bounded: at most `depth` decoded frames wait; the decoder sleeps while the pool is empty.
-/// `stop()` (also on deinit) ends the decoder and waits for it, so the source is never read by
-/// two threads.
+/// `stop()` ends the decoder and waits for it, so the source is never read by two threads; the
+/// owner must call it (the decoder thread holds the prefetcher while it runs).
 final class FramePrefetcher: @unchecked Sendable {
     /// A decoded frame, or how the input ended.
     enum Item {
@@ -24,16 +24,17 @@ final class FramePrefetcher: @unchecked Sendable {
     private var ready: [Item] = []
     private var stopping = false
     private var running = true
-    private var thread: Thread?
 
     /// Starts decoding `source` ahead, at most `depth` frames.
     init(source: FrameSource, depth: Int = 3) {
         self.source = source
         free = (0..<(max(1, depth) + 1)).map { _ in DecodedFrame() }
+        // The thread holds the prefetcher until it returns; the prefetcher does not hold the
+        // thread (a Foundation thread keeps its block after it ends, so a stored thread would
+        // keep the prefetcher, its source and its frames alive for the life of the process).
         let thread = Thread { [self] in decode() }
         thread.name = "liveness-decode"
         thread.stackSize = 4 << 20
-        self.thread = thread
         thread.start()
     }
 
