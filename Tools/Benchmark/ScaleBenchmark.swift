@@ -92,7 +92,44 @@ func naiveRate(_ path: String, model: LandmarkModel, limit: Int) throws -> Doubl
     return Double(frames) / (clock.now - start).inSeconds
 }
 
-func scaleBenchmark(widths: [Int]) throws {
+/// The middle value (the mean of the two middle values of an even count).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// A ratio's median over the rounds and its range: "0.62 (0.58-0.70)".
+func ratioText(_ values: [Double], digits: Int) -> String {
+    let f = "%.\(digits)f"
+    return String(format: "\(f) (\(f)-\(f))", median(values), values.min() ?? .nan, values.max() ?? .nan)
+}
+
+/// Decoding, `analyze` (overlapped and in turn) and the naive pipeline on one clip, `rounds` times
+/// in turn, so that each round's ratios are measured side by side and a slow spell of this
+/// shared machine spoils one round, not one column: medians, and the ratios' ranges.
+func measureClip(_ path: String, label: String, model: LandmarkModel, rounds: Int) throws {
+    var decode: [Double] = [], overlapped: [Double] = [], inTurn: [Double] = [], naive: [Double] = []
+    var toDecode: [Double] = [], toNaive: [Double] = []
+    var frames = 0, summary = ""
+    for _ in 0..<rounds {
+        let analyzed = try analyzeRate(path, model: model, parallel: true)
+        let turn = try analyzeRate(path, model: model, parallel: false)
+        let decoded = try decodeRate(path, limit: analyzed.frames)
+        let baseline = try naiveRate(path, model: model, limit: min(60, analyzed.frames))
+        frames = analyzed.frames
+        summary = analyzed.summary
+        decode.append(decoded.fps); overlapped.append(analyzed.fps); inTurn.append(turn.fps); naive.append(baseline)
+        toDecode.append(analyzed.fps / decoded.fps); toNaive.append(analyzed.fps / baseline)
+    }
+    print(label.padding(toLength: 16, withPad: " ", startingAt: 0)
+          + String(format: " %6d  %10.1f  %11.1f  %16.1f  %9.1f  ", frames, median(decode), median(overlapped), median(inTurn), median(naive))
+          + ratioText(toDecode, digits: 2).padding(toLength: 18, withPad: " ", startingAt: 0) + "  "
+          + ratioText(toNaive, digits: 1).padding(toLength: 18, withPad: " ", startingAt: 0) + "  " + summary)
+}
+
+func scaleBenchmark(widths: [Int], rounds: Int) throws {
     let clock = ContinuousClock()
     let loadStart = clock.now
     let model = try LandmarkModel.load()
@@ -100,25 +137,24 @@ func scaleBenchmark(widths: [Int]) throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-bench-scale-\(getpid())")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    print("model load: \(String(format: "%.2f", load)) s; \(ProcessInfo.processInfo.activeProcessorCount) cores; release build")
-    print("clip                 frames  decode fps  analyze fps  (stages in turn)  naive fps  analyze/decode  analyze/naive  verdict")
+    print("model load: \(String(format: "%.2f", load)) s; \(ProcessInfo.processInfo.activeProcessorCount) cores; release build; "
+          + "\(rounds) rounds in turn: medians, ratios as median (range)")
+    print("clip             frames  decode fps  analyze fps  (stages in turn)  naive fps  analyze/decode      analyze/naive       verdict")
     for width in widths {
         let clips = try makeScaleClips(width: width, in: dir)
         for (name, path) in [("cap", clips.cap), ("early", clips.early)] {
-            let overlapped = try analyzeRate(path, model: model, parallel: true)
-            let inTurn = try analyzeRate(path, model: model, parallel: false)
-            let decode = try decodeRate(path, limit: overlapped.frames)
-            let naive = try naiveRate(path, model: model, limit: min(60, overlapped.frames))
-            let label = "\(width)x\(width * 16 / 9 / 2 * 2) \(name)"
-            print(label.padding(toLength: 20, withPad: " ", startingAt: 0)
-                  + String(format: " %6d  %10.1f  %11.1f  %16.1f  %9.1f  %14.2f  %13.1f  ", overlapped.frames, decode.fps,
-                           overlapped.fps, inTurn.fps, naive, overlapped.fps / decode.fps, overlapped.fps / naive)
-                  + overlapped.summary)
+            try measureClip(path, label: "\(width)x\(width * 16 / 9 / 2 * 2) \(name)", model: model, rounds: rounds)
         }
-        let tracked = try analyzeRate(clips.cap, model: model, parallel: true)
-        let empty = try analyzeRate(clips.noFace, model: model, parallel: true)
-        print(String(format: "  %dp: a frame without a face costs %.2f ms, a tracked frame %.2f ms (%.2fx)", width,
-                     1000 / empty.fps, 1000 / tracked.fps, tracked.fps / empty.fps))
+        var costs: [Double] = []
+        var tracked: [Double] = [], empty: [Double] = []
+        for _ in 0..<rounds {
+            let withFace = try analyzeRate(clips.cap, model: model, parallel: true)
+            let without = try analyzeRate(clips.noFace, model: model, parallel: true)
+            tracked.append(1000 / withFace.fps); empty.append(1000 / without.fps)
+            costs.append(withFace.fps / without.fps)
+        }
+        print(String(format: "  %dp: a frame without a face costs %.2f ms, a tracked frame %.2f ms: ", width, median(empty), median(tracked))
+              + ratioText(costs, digits: 2) + "x")
     }
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)

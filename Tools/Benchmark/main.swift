@@ -3,7 +3,7 @@
 // recordings (../shared/recordings) and ffmpeg.
 //
 //   swift run -c release liveness-bench                          all of it (about 10 minutes)
-//   swift run -c release liveness-bench --scale [480,720,1080]   decode / analyze / naive at each size
+//   swift run -c release liveness-bench --scale [480,720,1080] [--rounds N]   decode / analyze / naive at each size
 //   swift run -c release liveness-bench --stream [--sessions N]  the streaming service under load
 //   swift run -c release liveness-bench --pipeline [VIDEO]       per-stage costs of one clip
 import Foundation
@@ -20,7 +20,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
     print("""
     liveness-bench: the engine's speed as ratios measured side by side in one run (release build).
       liveness-bench                          all of it (about 10 minutes)
-      liveness-bench --scale [480,720,1080]   decode-only, analyze and the naive pipeline at each size
+      liveness-bench --scale [480,720,1080] [--rounds N]     decode-only, analyze and the naive pipeline at each size,
+                                              N rounds in turn (default 3): medians and the ratios' ranges
       liveness-bench --stream [--sessions N] [--seconds S]   the streaming service under load
       liveness-bench --pipeline [VIDEO] [--repeat N]         per-stage costs of one clip
     Needs ../shared/recordings and ffmpeg.
@@ -34,7 +35,7 @@ do {
         let video = option("--pipeline") ?? "../shared/recordings/lp-d13-phone-selfie-glasses.mp4"
         try pipelineBenchmark(video: video, repeats: option("--repeat").flatMap(Int.init) ?? 1)
     }
-    if all || arguments.contains("--scale") { try scaleBenchmark(widths: widths) }
+    if all || arguments.contains("--scale") { try scaleBenchmark(widths: widths, rounds: max(1, option("--rounds").flatMap(Int.init) ?? 3)) }
     if all || arguments.contains("--stream") {
         try streamingBenchmark(sessions: option("--sessions").flatMap(Int.init), seconds: option("--seconds").flatMap(Double.init) ?? 10)
     }
