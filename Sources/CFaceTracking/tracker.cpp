@@ -603,8 +603,8 @@ ft_tracker_config ft_tracker_config_default(void) {
     config.detection_threshold = 0.0;
     config.verify_interval = 5;
     config.track = 1;
-    config.search_coarse_interval_ms = 200;
-    config.search_fine_interval_ms = 900;
+    config.search_coarse_interval_ms = 250;
+    config.search_fine_interval_ms = 1000;
     return config;
 }
 

@@ -22,9 +22,9 @@ public struct TrackerConfiguration: Sendable, Equatable {
     /// the same at any frame size (the frame is scaled for an 80 px face): the coarse pass about
     /// 100 M instructions, the fine one about 5 times that; these defaults keep a frame without
     /// a face within twice a tracked frame's cost (docs/speed.md). A face of 30% of the shorter
-    /// side or more is found within 6 frames of appearing at 30 fps, a smaller one within 27.
-    public var searchCoarseIntervalMilliseconds = 200.0
-    public var searchFineIntervalMilliseconds = 900.0
+    /// side or more is found within 8 frames of appearing at 30 fps, a smaller one within 30.
+    public var searchCoarseIntervalMilliseconds = 250.0
+    public var searchFineIntervalMilliseconds = 1000.0
 
     public init() {}
 

@@ -188,14 +188,16 @@ final class FaceSearchPacingTests: XCTestCase {
             XCTAssertNil(m.face)
             if m.detectMilliseconds > 0 { searched += 1 }
         }
-        // Coarse passes every 200 ms (10), full ones every 900 ms among them: far fewer than 200
-        // searches, and at least one every 200 ms.
-        XCTAssertGreaterThanOrEqual(searched, 10)
-        XCTAssertLessThanOrEqual(searched, 15, "searched \(searched) of 200 frames")
+        // Coarse passes every 250 ms (8 in 2 s), full ones every 1000 ms among them: far fewer
+        // than 200 searches, and at least one every 250 ms.
+        let coarse = TrackerConfiguration().searchCoarseIntervalMilliseconds
+        XCTAssertEqual(coarse, 250)
+        XCTAssertGreaterThanOrEqual(searched, Int(2000 / coarse))
+        XCTAssertLessThanOrEqual(searched, Int(2000 / coarse) + 4, "searched \(searched) of 200 frames")
         // Then the face: the astronaut's is 17% of the frame, below the coarse pass's 30%, so the
-        // next full search finds it, at most one fine interval (900 ms) of media time later.
+        // next full search finds it, at most one fine interval (1000 ms) of media time later.
         let fine = TrackerConfiguration().searchFineIntervalMilliseconds
-        XCTAssertEqual(fine, 900)
+        XCTAssertEqual(fine, 1000)
         var foundAfter: Double?
         for i in 0..<100 {
             let t = 2000 + Double(i) * 10

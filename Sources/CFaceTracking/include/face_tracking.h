@@ -210,8 +210,8 @@ typedef struct ft_tracker_config {
     double detection_threshold;  /**< HOG score threshold for a face (0.0 is dlib's default) */
     int verify_interval;         /**< frames between HOG checks of a tracked face (5) */
     int track;                   /**< 1: detect once then track; 0: detect on every frame */
-    double search_coarse_interval_ms; /**< without a face, media time between searches for large faces (200) */
-    double search_fine_interval_ms;   /**< without a face, media time between full searches down to min_face_fraction (900) */
+    double search_coarse_interval_ms; /**< without a face, media time between searches for large faces (250) */
+    double search_fine_interval_ms;   /**< without a face, media time between full searches down to min_face_fraction (1000) */
 } ft_tracker_config;
 
 /** The defaults documented on each field. */
