@@ -35,7 +35,15 @@ do {
         let video = option("--pipeline") ?? "../shared/recordings/lp-d13-phone-selfie-glasses.mp4"
         try pipelineBenchmark(video: video, repeats: option("--repeat").flatMap(Int.init) ?? 1)
     }
-    if all || arguments.contains("--scale") { try scaleBenchmark(widths: widths, rounds: max(1, option("--rounds").flatMap(Int.init) ?? 3)) }
+    var rounds = 3
+    if arguments.contains("--rounds") {
+        guard let n = option("--rounds").flatMap(Int.init), (1...100).contains(n) else {
+            FileHandle.standardError.write("error: --rounds needs a whole number from 1 to 100\n".data(using: .utf8)!)
+            exit(2)
+        }
+        rounds = n
+    }
+    if all || arguments.contains("--scale") { try scaleBenchmark(widths: widths, rounds: rounds) }
     if all || arguments.contains("--stream") {
         try streamingBenchmark(sessions: option("--sessions").flatMap(Int.init), seconds: option("--seconds").flatMap(Double.init) ?? 10)
     }
