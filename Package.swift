@@ -51,8 +51,9 @@ let package = Package(
                 // dlib's .pc lists BLAS/LAPACK as absolute paths, which SwiftPM drops.
                 .linkedLibrary("blas"), .linkedLibrary("lapack"), .linkedLibrary("m"),
                 .linkedLibrary("stdc++"),
-                // libavformat reads the container's display matrix and timestamps before decoding.
-                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
+                // libavformat and libavcodec read and decode videos (the display matrix, timestamps, the luma
+                // plane as the grey frame); libswscale converts a picture to BGR when its colour is read.
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"), .linkedLibrary("swscale"),
                 .linkedLibrary("png16"), .linkedLibrary("jpeg"),  // image headers and PNG decoding, see png.cpp, jpeg.cpp
             ] + openCVModules.map { .linkedLibrary($0) }
         ),

@@ -5,11 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  libopencv-dev        # OpenCV 4.6: video/image decoding, pose, optical flow, drawing
+  libopencv-dev        # OpenCV 4.6: image decoding, pose, optical flow, drawing, video writing
   libdlib-dev          # dlib 19.24: HOG face detector, 68-point shape predictor
   libdlib-data         # /usr/share/dlib/shape_predictor_68_face_landmarks.dat
   libblas-dev liblapack-dev  # dlib's BLAS/LAPACK, linked explicitly
-  libavformat-dev libavcodec-dev libavutil-dev  # the container probe: display matrix, timestamps
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev  # the video reader: container, decoding, colour conversion
   libpng-dev libjpeg-dev  # image headers checked before decoding; PNG without libpng's warnings
   libsodium-dev        # Ed25519 signatures and SHA-256 of signed reports (report.sig)
   openssl python3-cryptography  # independent Ed25519/PEM implementations the signing tests check against

@@ -1,6 +1,6 @@
 // What a video container says before any frame is decoded (libavformat): the video stream's
 // coded size, frame rate and frame count, its display matrix, and whether its packets carry
-// timestamps. OpenCV's FFmpeg backend decodes the frames; this file only reads the header and
+// timestamps. The decoder (decoder.cpp) reads the frames; this file only reads the header and
 // the first packets, so that a file is judged (too large, no video, no timestamps) before a
 // single frame is decoded, and so that the display matrix is read the way FFmpeg's own player
 // reads it (OpenCV 4.6 turns ±90° matrices the wrong way, opencv/opencv#22088, and ignores
@@ -117,26 +117,7 @@ ft_status probe_container(const char *path, ContainerInfo &info, ft_error *error
         set_error(error, "%s: no video stream in this file%s", path, audio ? " (it holds only audio)" : "");
         return FT_ERR_UNSUPPORTED;
     }
-    // OpenCV 4.6's FFmpeg reader decodes the first video stream and cannot be told another
-    // (CAP_PROP_VIDEO_STREAM accepts only 0 there). When the stream a player shows is not the
-    // first (a cover picture or a second camera stored first), refuse rather than judge the
-    // wrong pictures.
-    int first_video = -1, videos = 0;
-    for (unsigned i = 0; i < format.context->nb_streams; ++i) {
-        if (format.context->streams[i]->codecpar->codec_type != AVMEDIA_TYPE_VIDEO) continue;
-        if (first_video < 0) first_video = (int)i;
-        ++videos;
-    }
-    if (first_video >= 0 && first_video != index) {
-        const AVCodecParameters *shown = format.context->streams[index]->codecpar,
-                                *read = format.context->streams[first_video]->codecpar;
-        set_error(error, "%s: %d video streams, and the one a player shows (stream %d, %dx%d %s) is not the first "
-                         "(stream %d, %dx%d %s), the only one this build's decoder reads; keep the right one in a "
-                         "file of its own: ffmpeg -i IN -map 0:%d -c copy OUT",
-                  path, videos, index, shown->width, shown->height, avcodec_get_name(shown->codec_id), first_video, read->width,
-                  read->height, avcodec_get_name(read->codec_id), index);
-        return FT_ERR_UNSUPPORTED;
-    }
+    info.stream_index = index;
     AVStream *stream = format.context->streams[index];
     info.stored_width = stream->codecpar->width;
     info.stored_height = stream->codecpar->height;

@@ -32,6 +32,7 @@ struct Orientation {
 
 /// What the container says about its best video stream.
 struct ContainerInfo {
+    int stream_index = -1;                    // the video stream a player shows (FFmpeg's best stream)
     int stored_width = 0, stored_height = 0;  // coded size, before the display matrix
     double frames_per_second = 0;             // average frame rate the container declares; 0 unknown
     int64_t frame_count = 0;                  // frames the container declares; 0 unknown
@@ -47,7 +48,7 @@ struct ContainerInfo {
 ft_status probe_container(const char *path, ContainerInfo &info, ft_error *error);
 
 /// Silences FFmpeg's and OpenCV's own logging (once per process, and again after OpenCV
-/// re-initialises its FFmpeg backend). Called before every decode.
+/// re-initialises its FFmpeg backend, which writes annotated videos). Called before every decode.
 void configure_libraries();
 
 }  // namespace ft

@@ -18,56 +18,50 @@ static std::vector<cv::Point> points(const float *xy, int count) {
 extern "C" {
 
 void ft_draw_circle(ft_image *image, double cx, double cy, double radius, int blue, int green, int red, int thickness) {
-    if (!image || image->mat.empty()) return;
-    image->halves_of = nullptr;  // the pixels change
+    if (!image || image->empty()) return;
     ft::quietly([&] {
-        cv::circle(image->mat, cv::Point(cvRound(cx), cvRound(cy)), cvRound(radius), color(blue, green, red),
+        cv::circle(image->edit(), cv::Point(cvRound(cx), cvRound(cy)), cvRound(radius), color(blue, green, red),
                    thickness, cv::LINE_AA);
     });
 }
 
 void ft_draw_line(ft_image *image, double x0, double y0, double x1, double y1, int blue, int green, int red, int thickness) {
-    if (!image || image->mat.empty()) return;
-    image->halves_of = nullptr;  // the pixels change
+    if (!image || image->empty()) return;
     ft::quietly([&] {
-        cv::line(image->mat, cv::Point(cvRound(x0), cvRound(y0)), cv::Point(cvRound(x1), cvRound(y1)),
+        cv::line(image->edit(), cv::Point(cvRound(x0), cvRound(y0)), cv::Point(cvRound(x1), cvRound(y1)),
                  color(blue, green, red), thickness, cv::LINE_AA);
     });
 }
 
 void ft_draw_rect(ft_image *image, double x, double y, double w, double h, int blue, int green, int red, int thickness) {
-    if (!image || image->mat.empty()) return;
-    image->halves_of = nullptr;  // the pixels change
+    if (!image || image->empty()) return;
     ft::quietly([&] {
-        cv::rectangle(image->mat, cv::Rect(cvRound(x), cvRound(y), cvRound(w), cvRound(h)), color(blue, green, red),
+        cv::rectangle(image->edit(), cv::Rect(cvRound(x), cvRound(y), cvRound(w), cvRound(h)), color(blue, green, red),
                       thickness, cv::LINE_8);
     });
 }
 
 void ft_draw_points(ft_image *image, const float *xy, int count, double radius, int blue, int green, int red) {
-    if (!image || image->mat.empty() || !xy) return;
-    image->halves_of = nullptr;  // the pixels change
+    if (!image || image->empty() || !xy) return;
     ft::quietly([&] {
         for (const auto &p : points(xy, count))
-            cv::circle(image->mat, p, std::max(1, cvRound(radius)), color(blue, green, red), -1, cv::LINE_AA);
+            cv::circle(image->edit(), p, std::max(1, cvRound(radius)), color(blue, green, red), -1, cv::LINE_AA);
     });
 }
 
 void ft_draw_polyline(ft_image *image, const float *xy, int count, int blue, int green, int red, int thickness) {
-    if (!image || image->mat.empty() || !xy || count < 2) return;
-    image->halves_of = nullptr;  // the pixels change
+    if (!image || image->empty() || !xy || count < 2) return;
     ft::quietly([&] {
         std::vector<std::vector<cv::Point>> lines{points(xy, count)};
-        cv::polylines(image->mat, lines, false, color(blue, green, red), thickness, cv::LINE_AA);
+        cv::polylines(image->edit(), lines, false, color(blue, green, red), thickness, cv::LINE_AA);
     });
 }
 
 void ft_draw_text(ft_image *image, const char *text, double x, double y, double scale, int blue, int green, int red,
                   int thickness) {
-    if (!image || image->mat.empty() || !text) return;
-    image->halves_of = nullptr;  // the pixels change
+    if (!image || image->empty() || !text) return;
     ft::quietly([&] {
-        cv::putText(image->mat, text, cv::Point(cvRound(x), cvRound(y)), cv::FONT_HERSHEY_SIMPLEX, scale * 0.75,
+        cv::putText(image->edit(), text, cv::Point(cvRound(x), cvRound(y)), cv::FONT_HERSHEY_SIMPLEX, scale * 0.75,
                     color(blue, green, red), thickness, cv::LINE_AA);
     });
 }

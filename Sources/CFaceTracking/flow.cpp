@@ -1,6 +1,7 @@
 // Background motion between frames (OpenCV video: sparse Lucas-Kanade optical flow; calib3d:
 // robust similarity fit), the raw material of the device-rotation estimate.
 #include "internal.hpp"
+#include "picture.hpp"
 
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>
@@ -53,33 +54,34 @@ static ft_status motion(const cv::Mat &a, const cv::Mat &b, double scale, double
 extern "C" {
 
 ft_status ft_image_reduce_gray(const ft_image *source, int max_side, ft_image *out, double *scale, ft_error *error) {
-    if (out) out->halves_of = nullptr;  // the pixels change
-    if (!source || !out || source->mat.empty() || max_side < 16)
+    if (!source || !out || source->empty() || max_side < 16)
         return ft::set_error(error, "reduce: bad arguments"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "reduce", [&] {
-        int longer = std::max(source->mat.cols, source->mat.rows);
+        cv::Size whole = source->size();
+        int longer = std::max(whole.width, whole.height);
         double factor = longer > max_side ? (double)max_side / longer : 1.0;
         // The full-size grey image is scratch: kept per thread so that a video's frames (all one
         // size) reuse one buffer instead of allocating 0.9 MB per 720p frame.
         thread_local cv::Mat scratch;
         cv::Mat gray;
-        if (source->mat.channels() == 3) {
-            cv::cvtColor(source->mat, scratch, cv::COLOR_BGR2GRAY);
-            gray = scratch;
+        if (source->type() == CV_8UC1) {
+            gray = source->view();
         } else {
-            gray = source->mat;
+            ft::gray_of(*source, scratch);
+            gray = scratch;
         }
+        cv::Mat &target = out->replace();
         const std::vector<cv::Mat> *halves = ft::valid_halves(source);
         if (factor < 1 && halves) {
             // A frame's grey copy: from its smallest reduction by 2, 4, ... still larger than
             // the result (about 10x cheaper than averaging the whole-resolution pixels again).
             cv::Size size(cv::saturate_cast<int>(gray.cols * factor), cv::saturate_cast<int>(gray.rows * factor));
             if (size.width < 1 || size.height < 1) return ft::set_error(error, "reduce: the image is too narrow"), FT_ERR_ARGUMENT;
-            ft::area_reduce(gray, halves, cv::Rect(0, 0, gray.cols, gray.rows), size, out->mat, 1, false);
+            ft::area_reduce(gray, halves, cv::Rect(0, 0, gray.cols, gray.rows), size, target, 1, false);
         } else if (factor < 1) {
-            cv::resize(gray, out->mat, cv::Size(), factor, factor, cv::INTER_AREA);
+            cv::resize(gray, target, cv::Size(), factor, factor, cv::INTER_AREA);
         } else {
-            gray.copyTo(out->mat);
+            gray.copyTo(target);
         }
         if (scale) *scale = factor;
         return FT_OK;
@@ -89,25 +91,25 @@ ft_status ft_image_reduce_gray(const ft_image *source, int max_side, ft_image *o
 ft_status ft_background_motion_reduced(const ft_image *previous, const ft_image *current, double scale,
                                        double x, double y, double w, double h, ft_motion *out, ft_error *error) {
     if (!previous || !current || !out || !(scale > 0)) return ft::set_error(error, "motion: bad arguments"), FT_ERR_ARGUMENT;
-    if (previous->mat.empty() || previous->mat.size() != current->mat.size() || previous->mat.type() != CV_8UC1 ||
-        current->mat.type() != CV_8UC1)
+    if (previous->empty() || previous->size() != current->size() || previous->type() != CV_8UC1 ||
+        current->type() != CV_8UC1)
         return ft::set_error(error, "motion: the reduced frames differ in size or are not grey"), FT_ERR_ARGUMENT;
     *out = ft_motion{};
     out->scale = 1;
-    return ft::guarded(error, "motion", [&] { return motion(previous->mat, current->mat, scale, x, y, w, h, out); });
+    return ft::guarded(error, "motion", [&] { return motion(previous->view(), current->view(), scale, x, y, w, h, out); });
 }
 
 ft_status ft_background_motion(const ft_image *previous, const ft_image *current, double x, double y, double w,
                                double h, int max_side, ft_motion *out, ft_error *error) {
     if (!previous || !current || !out) return ft::set_error(error, "motion: null argument"), FT_ERR_ARGUMENT;
-    if (previous->mat.empty() || previous->mat.size() != current->mat.size())
+    if (previous->empty() || previous->size() != current->size())
         return ft::set_error(error, "motion: frames differ in size"), FT_ERR_ARGUMENT;
     *out = ft_motion{};
     out->scale = 1;
     return ft::guarded(error, "motion", [&] {
-        int longer = std::max(current->mat.cols, current->mat.rows);
+        int longer = std::max(current->size().width, current->size().height);
         double scale = max_side > 0 && longer > max_side ? (double)max_side / longer : 1.0;
-        return motion(small_gray(previous->mat, scale), small_gray(current->mat, scale), scale, x, y, w, h, out);
+        return motion(small_gray(previous->view(), scale), small_gray(current->view(), scale), scale, x, y, w, h, out);
     });
 }
 

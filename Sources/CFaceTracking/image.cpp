@@ -1,6 +1,7 @@
 // Images: decoding, raw pixels, encoding, scaling, quality measures (OpenCV imgcodecs/imgproc).
 #include "container.hpp"
 #include "internal.hpp"
+#include "picture.hpp"
 #include "jpeg.hpp"
 #include "png.hpp"
 
@@ -26,7 +27,7 @@ void build_halves(ft_image &image) {
     size_t count = 0;
     while (true) {
         // (Indices, not pointers: growing `halves` moves its elements.)
-        const cv::Mat &level = count == 0 ? image.mat : image.halves[count - 1];
+        const cv::Mat &level = count == 0 ? image.pixels : image.halves[count - 1];
         if (level.type() != CV_8UC1 || std::min(level.cols, level.rows) < 64) break;
         // An even crop: exactly 2x, OpenCV's vectorised area path (the odd last row or column
         // of a level is left out of the next).
@@ -36,13 +37,15 @@ void build_halves(ft_image &image) {
         ++count;
     }
     image.halves.resize(count);
-    image.halves_of = image.mat.data;
+    image.halves_of = image.pixels.data;
 }
 
 const std::vector<cv::Mat> *valid_halves(const ft_image *image) {
-    if (!image || image->halves.empty() || image->halves_of != image->mat.data || image->mat.type() != CV_8UC1) return nullptr;
+    if (!image || image->halves.empty() || image->pending || image->halves_of != image->pixels.data ||
+        image->pixels.type() != CV_8UC1)
+        return nullptr;
     const cv::Mat &first = image->halves.front();
-    if (first.cols != image->mat.cols / 2 || first.rows != image->mat.rows / 2) return nullptr;
+    if (first.cols != image->pixels.cols / 2 || first.rows != image->pixels.rows / 2) return nullptr;
     return &image->halves;
 }
 
@@ -115,31 +118,54 @@ ft_image *ft_image_new(void) {
 
 void ft_image_free(ft_image *image) { delete image; }
 
-int ft_image_width(const ft_image *image) { return image ? image->mat.cols : 0; }
-int ft_image_height(const ft_image *image) { return image ? image->mat.rows : 0; }
+int ft_image_width(const ft_image *image) { return image ? image->size().width : 0; }
+int ft_image_height(const ft_image *image) { return image ? image->size().height : 0; }
 
 const uint8_t *ft_image_bytes(const ft_image *image, size_t *stride) {
-    if (!image || image->mat.empty()) return nullptr;
-    if (stride) *stride = image->mat.step[0];
-    return image->mat.data;
+    if (!image || image->empty()) return nullptr;
+    try {
+        const cv::Mat &pixels = image->view();
+        if (stride) *stride = pixels.step[0];
+        return pixels.data;
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+ft_status ft_image_i420(const ft_image *image, uint8_t *out, size_t capacity, ft_error *error) {
+    if (!image || !out) return ft::set_error(error, "i420: null argument"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "i420", [&] {
+        std::shared_ptr<ft::Picture> picture = image->picture;
+        if (!picture || !picture->copy_i420(out, capacity))
+            return ft::set_error(error, "i420: the image does not hold an upright limited-range 4:2:0 picture"),
+                   FT_ERR_UNSUPPORTED;
+        return FT_OK;
+    });
 }
 
 ft_status ft_image_copy(const ft_image *source, ft_image *destination, ft_error *error) {
-    if (destination) destination->halves_of = nullptr;  // the pixels change
     if (!source || !destination) return ft::set_error(error, "copy: null image"), FT_ERR_ARGUMENT;
+    if (source == destination) return FT_OK;
     return ft::guarded(error, "copy", [&] {
-        source->mat.copyTo(destination->mat);
+        // A decoded frame's copy shows the same picture: its colour is converted only if read,
+        // and its grey copy is the same luma.
+        std::shared_ptr<ft::Picture> picture = source->picture;
+        bool pending = source->pending.load(std::memory_order_acquire);
+        cv::Mat &pixels = destination->replace();
+        if (!pending) source->pixels.copyTo(pixels);
+        destination->picture = std::move(picture);
+        destination->pending.store(pending && destination->picture, std::memory_order_release);
         return FT_OK;
     });
 }
 
 ft_status ft_image_fill(ft_image *image, int width, int height, int blue, int green, int red, ft_error *error) {
-    if (image) image->halves_of = nullptr;  // the pixels change
     if (!image || width <= 0 || height <= 0 || width > 16384 || height > 16384)
         return ft::set_error(error, "fill: bad size %dx%d", width, height), FT_ERR_ARGUMENT;
     return ft::guarded(error, "fill", [&] {
-        image->mat.create(height, width, CV_8UC3);
-        image->mat.setTo(cv::Scalar(blue, green, red));
+        cv::Mat &pixels = image->replace();
+        pixels.create(height, width, CV_8UC3);
+        pixels.setTo(cv::Scalar(blue, green, red));
         return FT_OK;
     });
 }
@@ -191,7 +217,6 @@ static ft_status decode_encoded(const uint8_t *bytes, size_t count, const char *
 }
 
 ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error) {
-    if (out) out->halves_of = nullptr;  // the pixels change
     if (!path || !out) return ft::set_error(error, "decode: null argument"), FT_ERR_ARGUMENT;
     struct stat st;
     if (stat(path, &st) != 0)
@@ -206,22 +231,20 @@ ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error)
         std::ifstream in(path, std::ios::binary);
         if (!in.read(reinterpret_cast<char *>(bytes.data()), (std::streamsize)bytes.size()))
             return ft::set_error(error, "%s: could not read the file", path), FT_ERR_NOT_FOUND;
-        return decode_encoded(bytes.data(), bytes.size(), path, out->mat, error);
+        return decode_encoded(bytes.data(), bytes.size(), path, out->replace(), error);
     });
 }
 
 ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *out, ft_error *error) {
-    if (out) out->halves_of = nullptr;  // the pixels change
     if (!bytes || !out || count == 0) return ft::set_error(error, "decode: no bytes"), FT_ERR_ARGUMENT;
     if (count > (size_t)kMaxEncodedImageBytes)
         return ft::set_error(error, "decode: %zu bytes, larger than the limit for an image (%lld)", count,
                              (long long)kMaxEncodedImageBytes), FT_ERR_LIMIT;
-    return decode_encoded(bytes, count, "image", out->mat, error);
+    return decode_encoded(bytes, count, "image", out->replace(), error);
 }
 
 ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int stride,
                                ft_pixel_format format, ft_image *out, ft_error *error) {
-    if (out) out->halves_of = nullptr;  // the pixels change
     int channels = 0;
     bool planar = false;
     switch (format) {
@@ -247,18 +270,22 @@ ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int
         return ft::set_error(error, "pixels: I420 planes must be tightly packed (stride %d, width %d)", stride, width),
                FT_ERR_ARGUMENT;
     return ft::guarded(error, "pixels", [&] {
+        cv::Mat &target = out->replace();
         if (planar) {
-            cv::Mat yuv(height * 3 / 2, width, CV_8UC1, const_cast<uint8_t *>(pixels), (size_t)stride);
-            cv::cvtColor(yuv, out->mat, format == FT_PIXELS_NV12 ? cv::COLOR_YUV2BGR_NV12 : cv::COLOR_YUV2BGR_I420);
+            // Kept as a picture, as a decoded video frame is: the grey copy is the luma plane and
+            // the colour is converted only when read (limited range, BT.601, as a camera's
+            // I420/NV12 and OpenCV's YUV conversions take them).
+            out->picture = ft::picture_from_planes(pixels, width, height, stride, format == FT_PIXELS_NV12);
+            out->pending.store(true, std::memory_order_release);
             return FT_OK;
         }
         cv::Mat view(height, width, CV_8UC(channels), const_cast<uint8_t *>(pixels), (size_t)stride);
         switch (format) {
-            case FT_PIXELS_BGR: view.copyTo(out->mat); break;
-            case FT_PIXELS_RGB: cv::cvtColor(view, out->mat, cv::COLOR_RGB2BGR); break;
-            case FT_PIXELS_GRAY: cv::cvtColor(view, out->mat, cv::COLOR_GRAY2BGR); break;
-            case FT_PIXELS_BGRA: cv::cvtColor(view, out->mat, cv::COLOR_BGRA2BGR); break;
-            case FT_PIXELS_RGBA: cv::cvtColor(view, out->mat, cv::COLOR_RGBA2BGR); break;
+            case FT_PIXELS_BGR: view.copyTo(target); break;
+            case FT_PIXELS_RGB: cv::cvtColor(view, target, cv::COLOR_RGB2BGR); break;
+            case FT_PIXELS_GRAY: cv::cvtColor(view, target, cv::COLOR_GRAY2BGR); break;
+            case FT_PIXELS_BGRA: cv::cvtColor(view, target, cv::COLOR_BGRA2BGR); break;
+            case FT_PIXELS_RGBA: cv::cvtColor(view, target, cv::COLOR_RGBA2BGR); break;
             default: break;
         }
         return FT_OK;
@@ -266,16 +293,16 @@ ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int
 }
 
 ft_status ft_image_rotate(ft_image *image, int clockwise_degrees, ft_error *error) {
-    if (image) image->halves_of = nullptr;  // the pixels change
-    if (!image || image->mat.empty()) return ft::set_error(error, "rotate: empty image"), FT_ERR_ARGUMENT;
+    if (!image || image->empty()) return ft::set_error(error, "rotate: empty image"), FT_ERR_ARGUMENT;
     int degrees = ((clockwise_degrees % 360) + 360) % 360;
     if (degrees % 90 != 0) return ft::set_error(error, "rotate: %d is not a multiple of 90 degrees", clockwise_degrees), FT_ERR_ARGUMENT;
     if (degrees == 0) return FT_OK;
     return ft::guarded(error, "rotate", [&] {
         cv::Mat turned;
-        cv::rotate(image->mat, turned, degrees == 90 ? cv::ROTATE_90_CLOCKWISE
+        cv::Mat &pixels = image->edit();
+        cv::rotate(pixels, turned, degrees == 90 ? cv::ROTATE_90_CLOCKWISE
                                        : degrees == 180 ? cv::ROTATE_180 : cv::ROTATE_90_COUNTERCLOCKWISE);
-        image->mat = turned;
+        pixels = turned;
         return FT_OK;
     });
 }
@@ -289,10 +316,10 @@ void ft_buffer_free(ft_buffer *buffer) {
 
 static ft_status encode(const ft_image *image, const char *ext, const std::vector<int> &params, ft_buffer *out,
                         ft_error *error) {
-    if (!image || !out || image->mat.empty()) return ft::set_error(error, "encode: empty image"), FT_ERR_ARGUMENT;
+    if (!image || !out || image->empty()) return ft::set_error(error, "encode: empty image"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "encode", [&] {
         std::vector<uchar> bytes;
-        if (!cv::imencode(ext, image->mat, bytes, params)) {
+        if (!cv::imencode(ext, image->view(), bytes, params)) {
             ft::set_error(error, "encode: OpenCV could not encode %s", ext);
             return FT_ERR_ENCODE;
         }
@@ -315,32 +342,33 @@ ft_status ft_image_encode_png(const ft_image *image, ft_buffer *out, ft_error *e
 
 ft_status ft_image_flip_horizontal(ft_image *image, ft_error *error) {
     if (image) image->halves_of = nullptr;  // the pixels change
-    if (!image || image->mat.empty()) return ft::set_error(error, "flip: empty image"), FT_ERR_ARGUMENT;
+    if (!image || image->empty()) return ft::set_error(error, "flip: empty image"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "flip", [&] {
-        cv::flip(image->mat, image->mat, 1);
+        cv::Mat &pixels = image->edit();
+        cv::flip(pixels, pixels, 1);
         return FT_OK;
     });
 }
 
 ft_status ft_image_scale(ft_image *image, double factor, ft_error *error) {
     if (image) image->halves_of = nullptr;  // the pixels change
-    if (!image || image->mat.empty() || !(factor > 0.01 && factor < 16))
+    if (!image || image->empty() || !(factor > 0.01 && factor < 16))
         return ft::set_error(error, "scale: bad factor %g", factor), FT_ERR_ARGUMENT;
     return ft::guarded(error, "scale", [&] {
         cv::Mat scaled;
-        cv::resize(image->mat, scaled, cv::Size(), factor, factor, factor < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
-        image->mat = scaled;
+        cv::Mat &pixels = image->edit();
+        cv::resize(pixels, scaled, cv::Size(), factor, factor, factor < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+        pixels = scaled;
         return FT_OK;
     });
 }
 
 ft_status ft_image_to_gray(const ft_image *source, ft_image *out, ft_error *error) {
-    if (!source || !out || source->mat.empty()) return ft::set_error(error, "gray: empty image"), FT_ERR_ARGUMENT;
+    if (!source || !out || source->empty()) return ft::set_error(error, "gray: empty image"), FT_ERR_ARGUMENT;
     if (source == out) return ft::set_error(error, "gray: the source and the destination are one image"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "gray", [&] {
-        if (source->mat.channels() == 3) cv::cvtColor(source->mat, out->mat, cv::COLOR_BGR2GRAY);
-        else if (source->mat.channels() == 1) source->mat.copyTo(out->mat);
-        else return ft::set_error(error, "gray: %d channels", source->mat.channels()), FT_ERR_ARGUMENT;
+        // A decoded frame's grey copy is its luma plane (no colour conversion).
+        ft::gray_of(*source, out->replace());
         ft::build_halves(*out);
         return FT_OK;
     });
@@ -348,13 +376,15 @@ ft_status ft_image_to_gray(const ft_image *source, ft_image *out, ft_error *erro
 
 ft_status ft_image_quality(const ft_image *image, double x, double y, double w, double h, double *brightness,
                            double *sharpness, ft_error *error) {
-    if (!image || image->mat.empty()) return ft::set_error(error, "quality: empty image"), FT_ERR_ARGUMENT;
+    if (!image || image->empty()) return ft::set_error(error, "quality: empty image"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "quality", [&] {
-        cv::Rect full(0, 0, image->mat.cols, image->mat.rows);
+        const cv::Mat &pixels = image->view();
+        cv::Rect full(0, 0, pixels.cols, pixels.rows);
         cv::Rect region = w > 0 && h > 0 ? cv::Rect((int)x, (int)y, (int)w, (int)h) & full : full;
         if (region.area() <= 0) region = full;
         cv::Mat gray, laplacian;
-        cv::cvtColor(image->mat(region), gray, cv::COLOR_BGR2GRAY);
+        if (pixels.channels() == 1) pixels(region).copyTo(gray);
+        else cv::cvtColor(pixels(region), gray, cv::COLOR_BGR2GRAY);
         cv::Laplacian(gray, laplacian, CV_64F);
         cv::Scalar mean, deviation;
         cv::meanStdDev(laplacian, mean, deviation);
@@ -366,10 +396,11 @@ ft_status ft_image_quality(const ft_image *image, double x, double y, double w, 
 
 ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double w, double h, int width, int height,
                              ft_image *out, ft_error *error) {
-    if (!source || !out || source->mat.empty() || width < 1 || height < 1 || width > 1024 || height > 1024)
+    if (!source || !out || source->empty() || width < 1 || height < 1 || width > 1024 || height > 1024)
         return ft::set_error(error, "thumbnail: bad arguments"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "thumbnail", [&] {
-        cv::Rect whole(0, 0, source->mat.cols, source->mat.rows);
+        const cv::Mat &pixels = source->view();
+        cv::Rect whole(0, 0, pixels.cols, pixels.rows);
         cv::Rect region = whole;
         if (w > 0 && h > 0) {
             if (!std::isfinite(x) || !std::isfinite(y) || !std::isfinite(w) || !std::isfinite(h))
@@ -383,10 +414,10 @@ ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double 
         // the region trimmed to a whole number of pixels per thumbnail pixel: OpenCV's area
         // resize then takes its fast integer path (about 10x cheaper than the general one).
         thread_local cv::Mat small;
-        ft::area_reduce(source->mat, ft::valid_halves(source), region, cv::Size(width, height), small, 2, true);
-        if (small.channels() == 3) cv::cvtColor(small, out->mat, cv::COLOR_BGR2GRAY);
-        else small.copyTo(out->mat);
-        out->halves_of = nullptr;
+        ft::area_reduce(pixels, ft::valid_halves(source), region, cv::Size(width, height), small, 2, true);
+        cv::Mat &target = out->replace();
+        if (small.channels() == 3) cv::cvtColor(small, target, cv::COLOR_BGR2GRAY);
+        else small.copyTo(target);
         return FT_OK;
     });
 }

@@ -4,17 +4,64 @@
 
 #include <opencv2/core.hpp>
 
+#include <atomic>
 #include <cstdarg>
+#include <memory>
 #include <cstdio>
 #include <exception>
 #include <new>
 #include <string>
 #include <vector>
 
+namespace ft {
+class Picture;
+/// Converts `image`'s pending colour from its picture (picture.cpp).
+void settle(const ft_image &image);
+}  // namespace ft
+
+/// An image: 8-bit BGR (CV_8UC3), or grey (CV_8UC1) for a frame's grey copy. A decoded video
+/// frame keeps the decoder's picture and converts its colour only when its pixels are first
+/// read (`view`, `edit`): its grey copy comes from the picture's luma plane, so a frame that is
+/// only tracked is never converted to BGR. Every reader of the pixels goes through `view`,
+/// every writer through `edit` (change in place) or `replace` (overwrite).
 struct ft_image {
-    cv::Mat mat;  // 8-bit BGR (CV_8UC3), or grey (CV_8UC1) for a frame's grey copy
+    ft_image() = default;
+    ft_image(const ft_image &) = delete;
+    ft_image &operator=(const ft_image &) = delete;
+
+    /// The pixels (converted from the picture first when pending).
+    const cv::Mat &view() const {
+        if (pending.load(std::memory_order_acquire)) ft::settle(*this);
+        return pixels;
+    }
+    /// The pixels, to be changed in place: they no longer show the picture.
+    cv::Mat &edit() {
+        view();
+        picture.reset();
+        halves_of = nullptr;
+        return pixels;
+    }
+    /// The pixels, to be overwritten: the picture is forgotten without converting it.
+    cv::Mat &replace() {
+        picture.reset();
+        pending.store(false, std::memory_order_release);
+        halves_of = nullptr;
+        return pixels;
+    }
+    /// Size without converting anything, pixels.
+    cv::Size size() const;
+    /// OpenCV type without converting anything (a picture's colour is CV_8UC3).
+    int type() const { return pending.load(std::memory_order_acquire) ? CV_8UC3 : pixels.type(); }
+    bool empty() const { return size().area() == 0; }
+
+    /// The decoded video picture the pixels show (or will show once converted), if any.
+    std::shared_ptr<ft::Picture> picture;
+    /// True while `pixels` have not yet been converted from `picture`.
+    mutable std::atomic<bool> pending{false};
+    /// The pixels; stale while `pending`.
+    mutable cv::Mat pixels;
     // A grey copy's reductions by 2, 4, 8, ... (area averages, made by `ft_image_to_gray`) and
-    // the pixels they were made from: valid only while `mat` still holds those pixels.
+    // the pixels they were made from: valid only while `pixels` still holds those pixels.
     std::vector<cv::Mat> halves;
     const uchar *halves_of = nullptr;
 };

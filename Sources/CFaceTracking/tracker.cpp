@@ -2,6 +2,7 @@
 // detect once, then fit the landmarks in the previous frame's box, verify with HOG near the
 // box every few frames, and re-detect when the face is lost.
 #include "internal.hpp"
+#include "picture.hpp"
 #include "pose.hpp"
 
 #include <dlib/image_processing/frontal_face_detector.h>
@@ -641,14 +642,14 @@ void ft_tracker_reset(ft_tracker *tracker) {
 static ft_status process(ft_tracker *tracker, const ft_image *frame, const ft_image *gray, double timestamp_ms, bool paced,
                          ft_observation *out, ft_error *error) {
     if (!tracker || !frame || !out) return ft::set_error(error, "process: null argument"), FT_ERR_ARGUMENT;
-    if (frame->mat.empty() || frame->mat.type() != CV_8UC3)
+    if (frame->empty() || frame->type() != CV_8UC3)
         return ft::set_error(error, "process: empty or non-BGR frame"), FT_ERR_ARGUMENT;
-    if (gray && (gray->mat.type() != CV_8UC1 || gray->mat.size() != frame->mat.size()))
+    if (gray && (gray->type() != CV_8UC1 || gray->size() != frame->size()))
         return ft::set_error(error, "process: the grey image is not a one-channel image of the frame's size"), FT_ERR_ARGUMENT;
     std::memset(out, 0, sizeof *out);
     return ft::guarded(error, "process", [&] {
         auto &t = *tracker;
-        int width = frame->mat.cols, height = frame->mat.rows;
+        int width = frame->size().width, height = frame->size().height;
         SearchPasses passes;
         if (!(t.tracking && t.config.track) && paced && !std::isnan(t.last_fine_ms)) {
             // No face since the last search: search again only when a pass is due (media time).
@@ -662,12 +663,12 @@ static ft_status process(ft_tracker *tracker, const ft_image *frame, const ft_im
             }
         }
         if (gray) {
-            t.gray = gray->mat;  // shares the caller's pixels for this call; only read
+            t.gray = gray->view();  // shares the caller's pixels for this call; only read
             t.halves = ft::valid_halves(gray);
         } else {
-            cv::cvtColor(frame->mat, t.own_gray.mat, cv::COLOR_BGR2GRAY);
+            ft::gray_of(*frame, t.own_gray.replace());
             ft::build_halves(t.own_gray);
-            t.gray = t.own_gray.mat;
+            t.gray = t.own_gray.pixels;
             t.halves = ft::valid_halves(&t.own_gray);
         }
         ft_status status;
@@ -708,11 +709,11 @@ ft_status ft_tracker_process_gray_at(ft_tracker *tracker, const ft_image *frame,
 ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
                            double *xy, ft_error *error) {
     if (!model || !frame || !xy) return ft::set_error(error, "fit: null argument"), FT_ERR_ARGUMENT;
-    if (frame->mat.empty() || frame->mat.type() != CV_8UC3) return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
+    if (frame->empty() || frame->type() != CV_8UC3) return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
     if (!(w > 1 && h > 1) || !std::isfinite(x) || !std::isfinite(y)) return ft::set_error(error, "fit: bad box"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "fit", [&] {
         cv::Mat gray;
-        cv::cvtColor(frame->mat, gray, cv::COLOR_BGR2GRAY);
+        ft::gray_of(*frame, gray);
         dlib::cv_image<unsigned char> image(gray);
         dlib::rectangle rect((long)std::lround(x), (long)std::lround(y), (long)std::lround(x + w), (long)std::lround(y + h));
         fill_landmarks(model->predictor(image, rect), xy);
@@ -723,12 +724,12 @@ ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double 
 ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,
                           ft_candidate *out, int capacity, int *count, ft_error *error) {
     if (!model || !frame || !count || (capacity > 0 && !out)) return ft::set_error(error, "detect: null argument"), FT_ERR_ARGUMENT;
-    if (frame->mat.empty()) return ft::set_error(error, "detect: empty frame"), FT_ERR_ARGUMENT;
+    if (frame->empty()) return ft::set_error(error, "detect: empty frame"), FT_ERR_ARGUMENT;
     if (!(scale > 0.05 && scale <= 4)) return ft::set_error(error, "detect: scale %g not in 0.05...4", scale), FT_ERR_ARGUMENT;
     return ft::guarded(error, "detect", [&] {
         thread_local dlib::frontal_face_detector detector = model->detector;
         cv::Mat gray;
-        cv::cvtColor(frame->mat, gray, cv::COLOR_BGR2GRAY);
+        ft::gray_of(*frame, gray);
         auto found = detect(detector, gray, nullptr, cv::Rect(0, 0, gray.cols, gray.rows), scale, threshold);
         *count = (int)found.size();
         for (int i = 0; i < capacity && i < (int)found.size(); ++i) out[i] = found[i];
@@ -741,7 +742,7 @@ int ft_detector_filter_count(const ft_model *model) { return model ? (int)model-
 ft_status ft_detect_faces_with_filter(const ft_model *model, const ft_image *frame, double scale, double threshold, int filter,
                                       ft_candidate *out, int capacity, int *count, ft_error *error) {
     if (!model || !frame || !count || (capacity > 0 && !out)) return ft::set_error(error, "detect: null argument"), FT_ERR_ARGUMENT;
-    if (frame->mat.empty()) return ft::set_error(error, "detect: empty frame"), FT_ERR_ARGUMENT;
+    if (frame->empty()) return ft::set_error(error, "detect: empty frame"), FT_ERR_ARGUMENT;
     if (!(scale > 0.05 && scale <= 4)) return ft::set_error(error, "detect: scale %g not in 0.05...4", scale), FT_ERR_ARGUMENT;
     if (filter < 0 || filter >= ft_detector_filter_count(model))
         return ft::set_error(error, "detect: filter %d not in 0...%d", filter, ft_detector_filter_count(model) - 1), FT_ERR_ARGUMENT;
@@ -750,7 +751,7 @@ ft_status ft_detect_faces_with_filter(const ft_model *model, const ft_image *fra
         auto &bank = banks[model];
         if (!bank) bank = std::make_unique<FilterBank>(model->detector);
         cv::Mat gray, storage;
-        cv::cvtColor(frame->mat, gray, cv::COLOR_BGR2GRAY);
+        ft::gray_of(*frame, gray);
         cv::Rect whole(0, 0, gray.cols, gray.rows);
         cv::Mat scaled = scanned_region(gray, nullptr, whole, scale, false, storage);
         *count = 0;

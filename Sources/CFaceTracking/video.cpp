@@ -1,7 +1,14 @@
-// Video decoding with real presentation timestamps and rotation metadata (OpenCV videoio,
-// FFmpeg backend), and video writing for annotated output.
+// Video reading: the container's judgement (container.cpp), the decoder (decoder.cpp), each
+// picture shown upright in an image whose colour is converted only when read (picture.cpp), with
+// its presentation timestamp; and video writing for annotated output (OpenCV videoio).
 #include "container.hpp"
+#include "decoder.hpp"
 #include "internal.hpp"
+#include "picture.hpp"
+
+extern "C" {
+#include <libavutil/frame.h>
+}
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -16,38 +23,33 @@
 #include <sys/stat.h>
 
 struct ft_video {
-    cv::VideoCapture capture;
+    ft::Decoder decoder;
     std::string path;
-    cv::Mat pending;          // the first frame, decoded at open to prove the file is decodable
+    std::shared_ptr<ft::ColourConverter> converter = std::make_shared<ft::ColourConverter>();
+    ft::Upright upright;
+    std::shared_ptr<ft::Picture> pending;  // the first picture, decoded at open to prove the file is decodable
     double pending_ms = 0;
-    bool has_pending = false;
     bool ended = false;
     double fps = 0;
     double last_ms = -1;      // timestamp of the previous frame delivered
     int extrapolated_run = 0; // consecutive frames whose timestamp had to be extrapolated
-    ft::Orientation orientation;
-    cv::Mat stored;           // the frame as decoded, before turning it upright
-    double sample_aspect = 1; // width:height of a stored pixel
-    cv::Size square;          // the stored frame's size in square pixels (one side stretched)
-    cv::Mat squared;          // the stored frame stretched to square pixels
 };
 
 /// The samples' aspect ratios accepted: beyond these a file is more likely broken than anamorphic.
 static constexpr double kMinSampleAspect = 0.25, kMaxSampleAspect = 4.0;
 
-/// Frames drained from the decoder at the end of a stream: at most its delay (B-frames plus one
-/// frame per decoding thread; OpenCV uses up to 16 threads).
+/// Frames in a row that may come without a timestamp (they get the previous one plus a frame
+/// interval); beyond that the stream's timestamps have stopped.
 static constexpr int kMaxExtrapolatedFrames = 48;
 
-/// OpenCV 4.6 reports CAP_PROP_POS_MSEC as 0 for the frames it drains from the decoder at the
-/// end of a stream (their packets carried the timestamps). Those frames are real; give them
-/// the previous timestamp plus one nominal frame interval. Returns false when too many frames
-/// in a row had no timestamp: that is not a drain but a stream whose timestamps stop.
+/// A picture without a timestamp (NaN) gets the previous timestamp plus one nominal frame
+/// interval. Returns false when too many frames in a row had none: that is a stream whose
+/// timestamps stop.
 static bool frame_timestamp(ft_video &video, double reported_ms, double &out) {
-    if (video.last_ms >= 0 && reported_ms <= 0) {
+    if (std::isnan(reported_ms)) {
         if (++video.extrapolated_run > kMaxExtrapolatedFrames) return false;
         double interval = video.fps > 0 ? 1000.0 / video.fps : 1000.0 / 30.0;
-        reported_ms = video.last_ms + interval;
+        reported_ms = video.last_ms >= 0 ? video.last_ms + interval : 0;
     } else {
         video.extrapolated_run = 0;
     }
@@ -56,52 +58,37 @@ static bool frame_timestamp(ft_video &video, double reported_ms, double &out) {
     return true;
 }
 
-/// Turns a stored frame upright the way FFmpeg's player does for the stream's display matrix.
-static void make_upright(const ft::Orientation &o, cv::Mat &stored, cv::Mat &out) {
-    using O = ft::Orientation;
-    switch (o.op) {
-        case O::None: out = stored; return;
-        case O::RotateClockwise: cv::rotate(stored, out, cv::ROTATE_90_CLOCKWISE); return;
-        case O::RotateCounterClockwise: cv::rotate(stored, out, cv::ROTATE_90_COUNTERCLOCKWISE); return;
-        case O::Rotate180: cv::rotate(stored, out, cv::ROTATE_180); return;
-        case O::Transpose: cv::transpose(stored, out); return;
-        case O::AntiTranspose: {
-            cv::Mat t;
-            cv::transpose(stored, t);
-            cv::flip(t, out, -1);
-            return;
-        }
-        case O::FlipHorizontal: cv::flip(stored, out, 1); return;
-        case O::FlipVertical: cv::flip(stored, out, 0); return;
-        case O::Arbitrary: {
-            // FFmpeg's rotate filter: about the centre, same frame size, corners filled black.
-            // Its angle is counter-clockwise for positive values; theta is clockwise.
-            cv::Point2f centre(stored.cols / 2.0f, stored.rows / 2.0f);
-            cv::Mat m = cv::getRotationMatrix2D(centre, -o.theta_degrees, 1.0);
-            cv::warpAffine(stored, out, m, stored.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar());
-            return;
-        }
+/// Decodes the next picture; FT_END_OF_STREAM, FT_ERR_LIMIT for a picture larger than the
+/// limits (a stream may change size midway), or FT_OK with `picture` and its timestamp (NaN
+/// when it has none).
+static ft_status next_picture(ft_video &video, std::shared_ptr<ft::Picture> &picture, double &ms, ft_error *error) {
+    AVFrame *frame = av_frame_alloc();
+    if (!frame) return ft::set_error(error, "%s: out of memory", video.path.c_str()), FT_ERR_INTERNAL;
+    ft_status status = video.decoder.next(frame);
+    if (status != FT_OK) {
+        av_frame_free(&frame);
+        return status;
     }
-    out = stored;
+    ms = video.decoder.milliseconds(frame);
+    cv::Size size = video.upright.size(cv::Size(frame->width, frame->height));
+    ft_limits limits = ft_limits_get();
+    if (size.width > limits.max_frame_side || size.height > limits.max_frame_side ||
+        (int64_t)size.width * size.height > limits.max_frame_pixels) {
+        av_frame_free(&frame);
+        ft::set_error(error, "%s: a frame of %dx%d pixels exceeds the limit (%lld megapixels, %d pixels a side)",
+                      video.path.c_str(), size.width, size.height, (long long)(limits.max_frame_pixels / 1000000),
+                      limits.max_frame_side);
+        return FT_ERR_LIMIT;
+    }
+    picture = std::make_shared<ft::Picture>(frame, video.upright, video.converter);
+    return FT_OK;
 }
 
-/// Decodes the next stored frame, stretches non-square pixels square (one side enlarged, as a
-/// player shows them) and turns it upright into `frame`.
-static bool read_upright(ft_video &video, cv::Mat &frame) {
-    bool anamorphic = video.sample_aspect != 1;
-    if (video.orientation.op == ft::Orientation::None && !anamorphic) return video.capture.read(frame) && !frame.empty();
-    if (!video.capture.read(video.stored) || video.stored.empty()) return false;
-    if (anamorphic && video.orientation.op == ft::Orientation::None) {
-        // Straight into the caller's frame: `squared` is reused for the next frame, and frames
-        // decoded ahead must not share its pixels.
-        cv::resize(video.stored, frame, video.square, 0, 0, cv::INTER_LINEAR);
-    } else if (anamorphic) {
-        cv::resize(video.stored, video.squared, video.square, 0, 0, cv::INTER_LINEAR);
-        make_upright(video.orientation, video.squared, frame);
-    } else {
-        make_upright(video.orientation, video.stored, frame);
-    }
-    return !frame.empty();
+/// Shows `picture` in `image`: its colour is converted when first read.
+static void show(ft_image &image, std::shared_ptr<ft::Picture> picture) {
+    image.replace();
+    image.picture = std::move(picture);
+    image.pending.store(true, std::memory_order_release);
 }
 
 struct ft_video_writer {
@@ -164,40 +151,34 @@ ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, f
         }
         auto video = std::make_unique<ft_video>();
         video->path = path;
-        video->orientation = container.orientation;
-        video->sample_aspect = std::abs(sa - 1) < 1e-3 ? 1.0 : sa;
-        video->square = cv::Size(square_width, square_height);
-        // Only FFmpeg: other backends (the image-sequence reader) would accept odd inputs.
-        if (!video->capture.open(path, cv::CAP_FFMPEG)) {
-            ft::set_error(error, "%s: not a video this build can decode (unknown format, corrupt, or truncated)", path);
-            return FT_ERR_UNSUPPORTED;
-        }
+        video->upright.orientation = container.orientation;
+        video->upright.sample_aspect = std::abs(sa - 1) < 1e-3 ? 1.0 : sa;
         ft::configure_libraries();
-        // The display matrix is applied here, as FFmpeg's player applies it: OpenCV 4.6 turns
-        // ±90° the wrong way (opencv/opencv#22088) and ignores mirroring.
-        video->capture.set(cv::CAP_PROP_ORIENTATION_AUTO, 0);
-        if (!read_upright(*video, video->pending)) {
+        status = video->decoder.open(path, container.stream_index, error);
+        if (status != FT_OK) return status;
+        double fps = container.frames_per_second;
+        video->fps = std::isfinite(fps) && fps > 0 && fps < 100000 ? fps : 0;
+        double first_ms = 0;
+        status = next_picture(*video, video->pending, first_ms, error);
+        if (status == FT_END_OF_STREAM) {
             ft::set_error(error, "%s: the container opened but no frame could be decoded (corrupt or truncated)", path);
             return FT_ERR_DECODE;
         }
-        double fps = container.frames_per_second > 0 ? container.frames_per_second : video->capture.get(cv::CAP_PROP_FPS);
-        video->fps = std::isfinite(fps) && fps > 0 && fps < 100000 ? fps : 0;
-        frame_timestamp(*video, video->capture.get(cv::CAP_PROP_POS_MSEC), video->pending_ms);
-        video->has_pending = true;
+        if (status != FT_OK) return status;
+        frame_timestamp(*video, first_ms, video->pending_ms);
         if (info) {
-            info->width = video->pending.cols;
-            info->height = video->pending.rows;
+            cv::Size upright = video->pending->size();
+            info->width = upright.width;
+            info->height = upright.height;
             info->fps = video->fps;
-            double count = container.frame_count > 0 ? (double)container.frame_count
-                                                     : video->capture.get(cv::CAP_PROP_FRAME_COUNT);
-            info->frame_count = std::isfinite(count) && count > 0 ? (int64_t)std::llround(count) : 0;
-            info->rotation_degrees = video->orientation.clockwise_degrees();
-            info->mirrored = video->orientation.mirrored() ? 1 : 0;
+            info->frame_count = container.frame_count > 0 ? container.frame_count : 0;
+            info->rotation_degrees = video->upright.orientation.clockwise_degrees();
+            info->mirrored = video->upright.orientation.mirrored() ? 1 : 0;
             info->duration_seconds = container.duration_seconds > 0 ? container.duration_seconds
                                      : info->fps > 0 ? (double)info->frame_count / info->fps : 0;
             info->stored_width = container.stored_width;
             info->stored_height = container.stored_height;
-            info->sample_aspect_ratio = video->sample_aspect;
+            info->sample_aspect_ratio = video->upright.sample_aspect;
         }
         *out = video.release();
         return FT_OK;
@@ -205,29 +186,31 @@ ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, f
 }
 
 ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, ft_error *error) {
-    if (frame) frame->halves_of = nullptr;  // the pixels change
     if (!video || !frame) return ft::set_error(error, "read: null argument"), FT_ERR_ARGUMENT;
-    if (video->has_pending) {
-        frame->mat = video->pending;
-        video->pending = cv::Mat();
-        video->has_pending = false;
+    if (video->pending) {
+        show(*frame, std::move(video->pending));
+        video->pending.reset();
         if (timestamp_ms) *timestamp_ms = video->pending_ms;
         return FT_OK;
     }
     if (video->ended) return FT_END_OF_STREAM;
     return ft::guarded(error, video->path.c_str(), [&] {
-        // A truncated or damaged file stops decoding early; that is the end of the stream.
-        if (!read_upright(*video, frame->mat)) {
+        std::shared_ptr<ft::Picture> picture;
+        double reported = 0;
+        ft_status status = next_picture(*video, picture, reported, error);
+        if (status != FT_OK) {
+            // A truncated or damaged file stops decoding early; that is the end of the stream.
             video->ended = true;
-            return FT_END_OF_STREAM;
+            return status;
         }
         double ms = 0;
-        if (!frame_timestamp(*video, video->capture.get(cv::CAP_PROP_POS_MSEC), ms)) {
+        if (!frame_timestamp(*video, reported, ms)) {
             video->ended = true;
             ft::set_error(error, "%s: more than %d frames in a row carry no timestamp (after %.3f s); time comes "
                                  "from the frames", video->path.c_str(), kMaxExtrapolatedFrames, video->last_ms / 1000);
             return FT_ERR_DECODE;
         }
+        show(*frame, std::move(picture));
         if (timestamp_ms) *timestamp_ms = ms;
         return FT_OK;
     });
@@ -235,8 +218,7 @@ ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, 
 
 void ft_video_close(ft_video *video) {
     if (!video) return;
-    ft::quietly([&] { video->capture.release(); });
-    delete video;
+    ft::quietly([&] { delete video; });
 }
 
 ft_status ft_video_writer_open(const char *path, double fps, int width, int height, ft_video_writer **out,
@@ -260,12 +242,12 @@ ft_status ft_video_writer_open(const char *path, double fps, int width, int heig
 }
 
 ft_status ft_video_writer_write(ft_video_writer *writer, const ft_image *frame, ft_error *error) {
-    if (!writer || !frame || frame->mat.empty()) return ft::set_error(error, "writer: empty frame"), FT_ERR_ARGUMENT;
-    if (frame->mat.size() != writer->size)
-        return ft::set_error(error, "writer: frame is %dx%d, the video %dx%d", frame->mat.cols, frame->mat.rows,
+    if (!writer || !frame || frame->empty()) return ft::set_error(error, "writer: empty frame"), FT_ERR_ARGUMENT;
+    if (frame->size() != writer->size)
+        return ft::set_error(error, "writer: frame is %dx%d, the video %dx%d", frame->size().width, frame->size().height,
                              writer->size.width, writer->size.height), FT_ERR_ARGUMENT;
     return ft::guarded(error, "writer", [&] {
-        writer->writer.write(frame->mat);
+        writer->writer.write(frame->view());
         return FT_OK;
     });
 }

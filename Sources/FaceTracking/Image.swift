@@ -66,9 +66,11 @@ public final class Image {
     public enum PixelFormat: String, Sendable, CaseIterable {
         case bgr, rgb, gray, bgra, rgba
         /// YUV 4:2:0, a Y plane then interleaved U/V at half height (rows `bytesPerRow` apart);
-        /// what most camera APIs deliver. Even width and height.
+        /// what most camera APIs deliver. Even width and height. Limited range, BT.601; the image
+        /// keeps the planes: its grey copy is the Y plane, its BGR is converted when read.
         case nv12
         /// YUV 4:2:0, Y then U then V planes, tightly packed (`bytesPerRow` = width). Even sizes.
+        /// Kept as planes, like `nv12`.
         case i420
         var c: ft_pixel_format {
             switch self {
@@ -131,7 +133,20 @@ public final class Image {
     /// True when the file's first bytes are those of an image format OpenCV reads (`ft_file_is_image`).
     public static func isImageFile(_ path: String) -> Bool { ft_file_is_image(path) != 0 }
 
-    /// A deep copy (`ft_image_copy`).
+    /// The frame's I420 bytes (Y, U, V planes, tightly packed) when it is a decoded video
+    /// frame whose picture is 8-bit 4:2:0, limited range, even-sized and upright with square
+    /// pixels (`ft_image_i420`): the lossless form to stream it in. Nil otherwise.
+    public func i420Bytes() -> [UInt8]? {
+        let count = width * height * 3 / 2
+        guard count > 0 else { return nil }
+        var error = ft_error()
+        var bytes = [UInt8](repeating: 0, count: count)
+        let status = bytes.withUnsafeMutableBufferPointer { ft_image_i420(handle, $0.baseAddress, count, &error) }
+        return status == FT_OK ? bytes : nil
+    }
+
+    /// A copy (`ft_image_copy`): deep, except that a decoded video frame's copy shares its
+    /// decoded picture (converted to BGR only when read).
     public func copy() -> Image {
         let result = Image()
         var error = ft_error()
@@ -182,7 +197,8 @@ public final class Image {
     }
 
     /// A grey copy of the image written into `destination`, whose buffer is reused when the size
-    /// matches (`ft_image_to_gray`, `cv::cvtColor`): a frame converted once and handed to the
+    /// matches (`ft_image_to_gray`): a decoded video frame's luma plane (its colour is never
+    /// converted), or `cv::cvtColor` of BGR pixels. A frame converted once and handed to the
     /// tracker (`FaceTracker.process(_:gray:timestampMilliseconds:)`) and the rotation estimate.
     /// `destination` also keeps its reductions by 2, 4, 8, ..., from which its thumbnails, its
     /// `reducedGray` and the tracker's scans of a large face start (cheaper than averaging the

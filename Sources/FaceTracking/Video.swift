@@ -46,8 +46,11 @@ public enum FrameLimits {
     public static var maxFrameSide: Int { Int(ft_limits_get().max_frame_side) }
 }
 
-/// Decodes a video file frame by frame with OpenCV's FFmpeg backend (`ft_video_open`,
-/// `ft_video_read`). Opening decodes the first frame, so a file that is not a decodable video
+/// Decodes a video file frame by frame with libavformat and libavcodec (`ft_video_open`,
+/// `ft_video_read`): the stream a player shows, upright, with each frame's own presentation
+/// timestamp. A frame keeps its decoded picture: its BGR pixels are converted only when read,
+/// and its grey copy (`Image.gray(into:)`) is the luma plane, so tracking never converts
+/// colour. Opening decodes the first frame, so a file that is not a decodable video
 /// fails here with a clear error rather than later.
 public final class VideoReader {
     private let handle: OpaquePointer
@@ -73,7 +76,7 @@ public final class VideoReader {
     deinit { ft_video_close(handle) }
 
     /// Decodes the next frame into `frame` (reusing its buffer) and returns its presentation
-    /// timestamp in milliseconds on the stream's clock, or nil at the end of the stream (a
+    /// timestamp in milliseconds from the stream's start, or nil at the end of the stream (a
     /// truncated file simply ends early).
     public func read(into frame: Image) throws(FaceTrackingError) -> Double? {
         var error = ft_error()

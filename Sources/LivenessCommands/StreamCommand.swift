@@ -9,13 +9,13 @@ public enum StreamCommand {
     public static let spec = CommandSpec(
         name: "stream",
         overview: "Stream a recording to 'liveness serve' as a camera client would, and print the events.",
-        usage: "<url> <video> [--realtime] [--fps <n>] [--format bgr|jpeg] [--token-file <file>] [--ca-file <file>] [--insecure] [--json]",
+        usage: "<url> <video> [--realtime] [--fps <n>] [--format raw|bgr|jpeg] [--token-file <file>] [--ca-file <file>] [--insecure] [--json]",
         arguments: [("<url>", "The service, e.g. http://127.0.0.1:8080 (https:// for TLS)."),
                     ("<video>", "A recording (or image) whose frames are sent in order with their timestamps.")],
         options: [
             .flag("--realtime", "Send frames at the recording's pace (as a camera would); default: as fast as the server acknowledges them."),
             .option("--fps", "N", "Send at most N frames per second of the recording (the others are skipped)."),
-            .option("--format", "FORMAT", "bgr (raw pixels, default: the server sees exactly the decoded frames) or jpeg."),
+            .option("--format", "FORMAT", "raw (default: the decoder's I420 planes, or BGR when the picture is not upright 8-bit 4:2:0; the server sees exactly the decoded frames), bgr or jpeg."),
             .option("--token-file", "FILE", "The service's API token, to create the session and read its report."),
             .option("--ca-file", "FILE", "PEM certificates to trust for https:// (the service's own when self-signed)."),
             .flag("--insecure", "Accept any TLS certificate (testing only)."),
@@ -29,11 +29,12 @@ public enum StreamCommand {
         do {
             let address = try ServiceAddress(url: parsed.positionals[0])
             let source = try FrameSource(path: parsed.positionals[1])
-            let jpeg: Bool
-            switch parsed.value("--format") ?? "bgr" {
-            case "bgr": jpeg = false
-            case "jpeg": jpeg = true
-            case let other: throw UsageError("--format must be bgr or jpeg, not '\(other)'")
+            let jpeg: Bool, alwaysBGR: Bool
+            switch parsed.value("--format") ?? "raw" {
+            case "raw": (jpeg, alwaysBGR) = (false, false)
+            case "bgr": (jpeg, alwaysBGR) = (false, true)
+            case "jpeg": (jpeg, alwaysBGR) = (true, false)
+            case let other: throw UsageError("--format must be raw, bgr or jpeg, not '\(other)'")
             }
             let maxRate = try parsed.integer("--fps", in: 1...1000).map(Double.init)
             let tls = ClientTLS(caFile: parsed.value("--ca-file"), insecure: parsed.has("--insecure"))
@@ -46,6 +47,7 @@ public enum StreamCommand {
             streamer.bearer = bearer
             streamer.pacing = realtime ? .realTime : .lockStep
             streamer.jpeg = jpeg
+            streamer.alwaysBGR = alwaysBGR
             streamer.maxFramesPerSecond = maxRate
             let outcome = try streamer.run(source) { text in
                 if json {

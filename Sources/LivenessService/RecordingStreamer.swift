@@ -20,8 +20,11 @@ public struct RecordingStreamer {
     /// The service's API token, to create the session and read its report.
     public var bearer: String?
     public var pacing = Pacing.lockStep
-    /// Send JPEG (quality 90) instead of the decoded BGR pixels.
+    /// Send JPEG (quality 90) instead of the decoded pixels (the decoder's I420 planes when the
+    /// picture is 8-bit 4:2:0 limited range, upright and even-sized, else BGR).
     public var jpeg = false
+    /// Send raw frames as BGR even when the decoder's I420 planes could go.
+    public var alwaysBGR = false
     /// Send at most this many frames per second of the recording.
     public var maxFramesPerSecond: Double?
 
@@ -83,11 +86,17 @@ public struct RecordingStreamer {
                 }
                 if outcome.verdict != nil || closed { break }
             }
-            let header = FrameHeader(sequence: sequence, captureMicroseconds: t, format: jpeg ? .jpeg : .bgr,
+            // Raw frames go as the decoder's own I420 planes when the picture allows (the service
+            // then sees exactly what `analyze` decodes), else as BGR.
+            let planes = jpeg || alwaysBGR ? nil : frame.i420Bytes()
+            let format: FrameFormat = jpeg ? .jpeg : planes != nil ? .i420 : .bgr
+            let header = FrameHeader(sequence: sequence, captureMicroseconds: t, format: format,
                                      width: jpeg ? 0 : frame.width, height: jpeg ? 0 : frame.height)
             var payload = header.encoded()
             if jpeg {
                 payload += try frame.jpegData(quality: 90)
+            } else if let planes {
+                payload += planes
             } else {
                 payload += frame.withBGRBytes { bytes, stride in
                     stride == frame.width * 3 ? Array(bytes)

@@ -38,7 +38,7 @@ typedef enum ft_status {
 
 /**
  * Resource limits applied to every image and video before its pixels are decoded (fixed for
- * the process; OpenCV reads them once). A 4K phone video is 8.3 megapixels a frame, an 8K one
+ * the process). A 4K phone video is 8.3 megapixels a frame, an 8K one
  * 33.2, a 48-megapixel phone photo 48.
  */
 typedef struct ft_limits {
@@ -80,7 +80,19 @@ int ft_image_height(const ft_image *image);
  * receives the bytes between rows. NULL for an empty image.
  */
 const uint8_t *ft_image_bytes(const ft_image *image, size_t *stride);
-/** Deep copy of `source` into `destination`. */
+/**
+ * The I420 bytes of a decoded video frame (Y, then U, then V, tightly packed; width x height x
+ * 3 / 2 bytes into `out`) when it still shows its decoded picture and that picture is 8-bit
+ * 4:2:0, limited range, of even size, upright with square pixels: the lossless form of the
+ * frame for a stream (`ft_image_from_pixels` with FT_PIXELS_I420 makes the same frame of them:
+ * the same grey frame; its colour, converted as BT.601, differs slightly for a BT.709 picture).
+ * FT_ERR_UNSUPPORTED otherwise.
+ */
+ft_status ft_image_i420(const ft_image *image, uint8_t *out, size_t capacity, ft_error *error);
+/**
+ * Copy of `source` into `destination`. A decoded video frame's copy shares its decoded picture
+ * (converted to BGR only if read, the same luma for its grey copy); any other copy is deep.
+ */
 ft_status ft_image_copy(const ft_image *source, ft_image *destination, ft_error *error);
 /** A solid image of the given size and colour (0..255 per channel). */
 ft_status ft_image_fill(ft_image *image, int width, int height, int blue, int green, int red, ft_error *error);
@@ -88,7 +100,12 @@ ft_status ft_image_fill(ft_image *image, int width, int height, int blue, int gr
 ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error);
 /** Decodes an encoded image held in memory (cv::imdecode). */
 ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *out, ft_error *error);
-/** Copies raw pixels (rows `stride` bytes apart) into `out` as BGR. */
+/**
+ * Copies raw pixels (rows `stride` bytes apart) into `out` as BGR. NV12 and I420 frames are kept
+ * as YUV, limited range, BT.601 (what camera APIs deliver): their grey copy is the Y plane
+ * (`ft_image_to_gray`, as for a decoded video frame) and their BGR pixels are converted with
+ * libswscale when first read, as ffmpeg converts them to bgr24.
+ */
 ft_status ft_image_from_pixels(const uint8_t *pixels, int width, int height, int stride,
                                ft_pixel_format format, ft_image *out, ft_error *error);
 /** True (1) when the file's first bytes are those of an image format OpenCV reads. */
@@ -122,10 +139,12 @@ ft_status ft_image_scale(ft_image *image, double factor, ft_error *error);
 ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double w, double h, int width, int height,
                              ft_image *out, ft_error *error);
 /**
- * A grey copy of the BGR `source` (cv::cvtColor) written into `out`, whose buffer is reused when
+ * A grey copy of `source` written into `out`, whose buffer is reused when
  * the size matches: a frame's grey image made once and handed to the tracker
  * (`ft_tracker_process_gray_at`) and the rotation estimate (`ft_image_reduce_gray`), which would
- * otherwise each convert the frame. A grey `source` is copied. `out` also keeps its reductions
+ * otherwise each convert the frame. A decoded video frame's grey copy is its luma plane, as
+ * ffmpeg converts to gray (its colour is not converted); a BGR image's is cv::cvtColor's; a
+ * grey `source` is copied. `out` also keeps its reductions
  * by 2, 4, 8, ... (area averages, about 0.07 ms at 720p), from which `ft_image_thumbnail`,
  * `ft_image_reduce_gray` and the tracker's detection scans of a large face reduce it instead of
  * averaging the whole-resolution pixels again; any later change to `out`'s pixels drops them.
@@ -171,19 +190,26 @@ typedef struct ft_video_info {
 
 /**
  * Opens a video file: the container is probed with libavformat (video stream, size against
- * ft_limits, display matrix, timestamps), then decoded with OpenCV's FFmpeg backend. Frames are
- * turned upright from the display matrix the way FFmpeg's own player does (OpenCV 4.6 turns
- * ±90° the wrong way and ignores mirroring, so its auto-rotation is off). FT_ERR_LIMIT for a
- * frame larger than the limits, FT_ERR_DECODE for a stream whose packets carry no timestamps.
+ * ft_limits, display matrix, timestamps), then the stream a player shows (FFmpeg's best video
+ * stream, whichever its position) is decoded with libavcodec on one thread per core. Frames
+ * are turned upright from the display matrix the way FFmpeg's own player does, and non-square
+ * pixels are stretched square. FT_ERR_LIMIT for a frame larger than the limits, FT_ERR_DECODE
+ * for a stream whose packets carry no timestamps.
  */
 ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, ft_error *error);
 /**
- * Decodes the next frame into `frame`; `timestamp_ms` receives its presentation timestamp
- * (CAP_PROP_POS_MSEC) in milliseconds on the stream's clock. Returns FT_END_OF_STREAM when
- * no frame is left (a truncated file simply ends early). OpenCV 4.6 reports 0 for the few
- * frames it drains from the decoder at the end of a stream; those get the previous timestamp
- * plus one nominal frame interval, and more than 48 such frames in a row are FT_ERR_DECODE
- * (a stream whose timestamps stop).
+ * Decodes the next frame into `frame`; `timestamp_ms` receives its presentation timestamp in
+ * milliseconds from the stream's start time (the decoder's best-effort timestamp, as ffprobe
+ * reports it). Returns FT_END_OF_STREAM when no frame is left: a truncated file simply ends
+ * early, and damaged packets are skipped as a player skips them. A frame without a timestamp
+ * gets the previous one plus a nominal frame interval; more than 48 such frames in a row are
+ * FT_ERR_DECODE (a stream whose timestamps stop). FT_ERR_LIMIT for a frame beyond the limits
+ * (a stream may change size midway).
+ *
+ * The frame keeps the decoded picture: its pixels are converted to BGR (libswscale, the
+ * picture's own colour matrix and range, as ffmpeg converts to bgr24) only when first read, and
+ * `ft_image_to_gray` takes the grey frame from the luma plane (as ffmpeg converts to gray), so
+ * a frame that is only tracked is never converted to colour.
  */
 ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, ft_error *error);
 void ft_video_close(ft_video *video);

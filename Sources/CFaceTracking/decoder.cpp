@@ -1,0 +1,118 @@
+// Video decoding on libavformat and libavcodec: packets of the stream a player shows, decoded
+// on frame threads, pictures handed over as the decoder made them.
+#include "decoder.hpp"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+}
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+namespace ft {
+
+/// Packets in a row that may fail to decode (or be read) before the stream counts as ended:
+/// damage is skipped the way a player skips it, a stream of nothing but damage ends.
+static constexpr int kMaxFailuresInARow = 512;
+
+Decoder::~Decoder() {
+    av_packet_free(&packet_);
+    avcodec_free_context(&codec_);
+    if (format_) avformat_close_input(&format_);
+}
+
+ft_status Decoder::open(const char *path, int stream, ft_error *error) {
+    if (avformat_open_input(&format_, path, nullptr, nullptr) < 0 || !format_)
+        return set_error(error, "%s: not a video this build can decode (the container cannot be read)", path),
+               FT_ERR_UNSUPPORTED;
+    if (stream < 0 || stream >= (int)format_->nb_streams ||
+        format_->streams[stream]->codecpar->codec_type != AVMEDIA_TYPE_VIDEO) {
+        // Formats without a header list their streams only after a look at the first packets.
+        format_->probesize = 1 << 20;
+        format_->max_analyze_duration = 500000;
+        if (avformat_find_stream_info(format_, nullptr) < 0 || stream < 0 || stream >= (int)format_->nb_streams ||
+            format_->streams[stream]->codecpar->codec_type != AVMEDIA_TYPE_VIDEO)
+            return set_error(error, "%s: the video stream could not be found again", path), FT_ERR_UNSUPPORTED;
+    }
+    stream_ = stream;
+    // Packets of the other streams (audio, metadata, a cover picture) are not even read.
+    for (unsigned i = 0; i < format_->nb_streams; ++i)
+        if ((int)i != stream) format_->streams[i]->discard = AVDISCARD_ALL;
+    AVStream *st = format_->streams[stream];
+    const AVCodec *codec = avcodec_find_decoder(st->codecpar->codec_id);
+    if (!codec)
+        return set_error(error, "%s: no decoder in this build for its %s video", path, avcodec_get_name(st->codecpar->codec_id)),
+               FT_ERR_UNSUPPORTED;
+    codec_ = avcodec_alloc_context3(codec);
+    packet_ = av_packet_alloc();
+    if (!codec_ || !packet_) return set_error(error, "%s: out of memory", path), FT_ERR_INTERNAL;
+    if (avcodec_parameters_to_context(codec_, st->codecpar) < 0)
+        return set_error(error, "%s: the video stream's parameters are invalid", path), FT_ERR_UNSUPPORTED;
+    codec_->pkt_timebase = st->time_base;
+    // One decoding thread per core (frame and slice threads, FFmpeg's default kinds), at most 16,
+    // as OpenCV's reader and the ffmpeg tool decode.
+    unsigned cores = std::thread::hardware_concurrency();
+    codec_->thread_count = (int)std::min(16u, std::max(1u, cores));
+    if (avcodec_open2(codec_, codec, nullptr) < 0)
+        return set_error(error, "%s: its %s video cannot be decoded by this build", path, codec->name), FT_ERR_UNSUPPORTED;
+    time_base_ = av_q2d(st->time_base);
+    start_ = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
+    return FT_OK;
+}
+
+ft_status Decoder::next(AVFrame *frame) {
+    av_frame_unref(frame);
+    if (finished_) return FT_END_OF_STREAM;
+    int failures = 0;
+    while (true) {
+        int received = avcodec_receive_frame(codec_, frame);
+        if (received == 0) {
+            if (frame->width > 0 && frame->height > 0 && frame->data[0]) return FT_OK;
+            av_frame_unref(frame);
+            received = AVERROR_INVALIDDATA;
+        }
+        if (received == AVERROR_EOF) break;
+        if (received != AVERROR(EAGAIN)) {
+            // A picture that failed (frame threads report a damaged packet here): skip it.
+            if (++failures > kMaxFailuresInARow) break;
+            continue;
+        }
+        if (draining_) break;
+        int read = av_read_frame(format_, packet_);
+        if (read == AVERROR(EAGAIN)) {
+            if (++failures > kMaxFailuresInARow) break;
+            continue;
+        }
+        if (read < 0) {
+            // The end of the file (or damage that ends it): the decoder's delayed pictures.
+            draining_ = true;
+            avcodec_send_packet(codec_, nullptr);
+            continue;
+        }
+        if (packet_->stream_index != stream_) {
+            av_packet_unref(packet_);
+            continue;
+        }
+        int sent = avcodec_send_packet(codec_, packet_);
+        av_packet_unref(packet_);
+        if (sent < 0 && sent != AVERROR(EAGAIN)) {
+            if (++failures > kMaxFailuresInARow) break;
+        } else {
+            failures = 0;
+        }
+    }
+    finished_ = true;
+    return FT_END_OF_STREAM;
+}
+
+double Decoder::milliseconds(const AVFrame *frame) const {
+    int64_t t = frame->best_effort_timestamp;
+    if (t == AV_NOPTS_VALUE) t = frame->pts;
+    if (t == AV_NOPTS_VALUE) return std::numeric_limits<double>::quiet_NaN();
+    return (double)(t - start_) * time_base_ * 1000.0;
+}
+
+}  // namespace ft

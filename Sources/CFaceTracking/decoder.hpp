@@ -1,0 +1,47 @@
+// A video stream decoded with libavformat and libavcodec directly: the pictures as the decoder
+// makes them (no colour conversion) with their presentation timestamps. Internal to the shim.
+#pragma once
+#include "internal.hpp"
+
+#include <cstdint>
+#include <string>
+
+struct AVFormatContext;
+struct AVCodecContext;
+struct AVPacket;
+struct AVFrame;
+
+namespace ft {
+
+class Decoder {
+public:
+    Decoder() = default;
+    ~Decoder();
+    Decoder(const Decoder &) = delete;
+    Decoder &operator=(const Decoder &) = delete;
+
+    /// Opens `path` and the decoder of its video stream number `stream` (the one a player
+    /// shows). FT_ERR_UNSUPPORTED with a message when the stream cannot be decoded.
+    ft_status open(const char *path, int stream, ft_error *error);
+
+    /// Decodes the next picture into `frame` (unreferenced first). FT_OK, or FT_END_OF_STREAM
+    /// at the end of the file, after the decoder's delayed pictures, or when the stream is
+    /// damaged beyond recovery (more than a few hundred packets in a row fail to decode).
+    ft_status next(AVFrame *frame);
+
+    /// `frame`'s presentation time in milliseconds from the stream's start, or NaN when it
+    /// carries no timestamp.
+    double milliseconds(const AVFrame *frame) const;
+
+private:
+    AVFormatContext *format_ = nullptr;
+    AVCodecContext *codec_ = nullptr;
+    AVPacket *packet_ = nullptr;
+    int stream_ = -1;
+    bool draining_ = false;
+    bool finished_ = false;
+    double time_base_ = 0;   // seconds per timestamp unit
+    int64_t start_ = 0;      // the stream's start time, timestamp units
+};
+
+}  // namespace ft

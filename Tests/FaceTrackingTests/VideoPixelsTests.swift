@@ -1,0 +1,112 @@
+import FaceTracking
+import Foundation
+import TestSupport
+import XCTest
+
+/// The pixels of decoded video frames against ffmpeg's own conversions of the same file: the
+/// colour is what `ffmpeg -pix_fmt bgr24` writes and the grey copy what `ffmpeg -pix_fmt gray`
+/// writes, byte for byte, for the picture formats phones and cameras record (limited-range
+/// BT.709 H.264, full-range MJPEG, 10-bit H.264). The grey copy comes from the luma plane and the
+/// colour is converted only when read, so the two are checked separately.
+final class VideoPixelsTests: XCTestCase {
+    private let frames = 4
+
+    /// `frames` frames of `path` as ffmpeg converts them to `pixelFormat` (bgr24 or gray).
+    private func ffmpegFrames(_ path: String, pixelFormat: String, in dir: URL) throws -> Data {
+        let raw = dir.appendingPathComponent(UUID().uuidString + ".raw").path
+        try Fixtures.ffmpeg(["-i", path, "-frames:v", String(frames), "-f", "rawvideo", "-pix_fmt", pixelFormat, raw])
+        return try Data(contentsOf: URL(fileURLWithPath: raw))
+    }
+
+    /// Counts the bytes of the engine's frames (colour, or their grey copies) that differ from
+    /// ffmpeg's, and the largest difference.
+    private func compare(_ path: String, grey: Bool, reference: Data) throws -> (differing: Int, largest: Int, total: Int) {
+        let reader = try VideoReader(path: path)
+        let frame = Image(), gray = Image()
+        let channels = grey ? 1 : 3
+        let frameBytes = reader.info.width * reader.info.height * channels
+        XCTAssertEqual(reference.count, frames * frameBytes, "ffmpeg wrote \(frames) frames of the reader's size")
+        var differing = 0, largest = 0, total = 0
+        for index in 0..<frames {
+            guard try reader.read(into: frame) != nil else { XCTFail("frame \(index) missing"); break }
+            let image: Image
+            if grey {
+                try frame.gray(into: gray)
+                image = gray
+            } else {
+                image = frame
+            }
+            image.withBGRBytes { bytes, stride in
+                reference.withUnsafeBytes { ref in
+                    for y in 0..<image.height {
+                        for x in 0..<(image.width * channels) {
+                            let d = abs(Int(bytes[y * stride + x]) - Int(ref[index * frameBytes + y * image.width * channels + x]))
+                            if d != 0 { differing += 1 }
+                            largest = max(largest, d)
+                            total += 1
+                        }
+                    }
+                }
+            }
+        }
+        return (differing, largest, total)
+    }
+
+    private func checkMatchesFFmpeg(_ path: String, _ what: String, in dir: URL) throws {
+        let colour = try compare(path, grey: false, reference: try ffmpegFrames(path, pixelFormat: "bgr24", in: dir))
+        XCTAssertGreaterThan(colour.total, 0)
+        XCTAssertEqual(colour.differing, 0, "\(what): \(colour.differing) of \(colour.total) colour bytes differ from ffmpeg's bgr24 (largest \(colour.largest))")
+        let grey = try compare(path, grey: true, reference: try ffmpegFrames(path, pixelFormat: "gray", in: dir))
+        XCTAssertGreaterThan(grey.total, 0)
+        XCTAssertEqual(grey.differing, 0, "\(what): \(grey.differing) of \(grey.total) grey bytes differ from ffmpeg's gray (largest \(grey.largest))")
+    }
+
+    /// A short colour clip from the shared phone selfie (skin, glasses, a coloured background).
+    private func source() throws -> String { try Fixtures.shared("lp-d13-phone-selfie-glasses.mp4") }
+
+    func testLimitedRangeBT709IsConvertedWithItsOwnMatrix() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let path = dir.appendingPathComponent("bt709.mp4").path
+        try Fixtures.ffmpeg(["-i", try source(), "-t", "0.3", "-an", "-vf", "scale=360:640", "-c:v", "libx264", "-crf", "20",
+                             "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+                             "-color_range", "tv", path])
+        try checkMatchesFFmpeg(path, "BT.709 limited range", in: dir)
+    }
+
+    func testFullRangeMJPEGKeepsItsLevels() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let path = dir.appendingPathComponent("mjpeg.avi").path
+        try Fixtures.ffmpeg(["-i", try source(), "-t", "0.3", "-an", "-vf", "scale=360:640", "-c:v", "mjpeg", "-q:v", "3",
+                             "-pix_fmt", "yuvj420p", path])
+        try checkMatchesFFmpeg(path, "full-range MJPEG", in: dir)
+    }
+
+    func testTenBitVideoIsConvertedLikeFFmpeg() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let path = dir.appendingPathComponent("ten-bit.mp4").path
+        try Fixtures.ffmpeg(["-i", try source(), "-t", "0.3", "-an", "-vf", "scale=360:640", "-c:v", "libx264", "-crf", "20",
+                             "-pix_fmt", "yuv420p10le", path])
+        try checkMatchesFFmpeg(path, "10-bit", in: dir)
+    }
+
+    /// A decoded frame's grey copy is its luma only while its pixels are the picture's: once
+    /// drawn on, the grey copy is the drawing's.
+    func testDrawingOnADecodedFrameReachesItsGreyCopy() throws {
+        let reader = try VideoReader(path: try Fixtures.generated("astronaut-still.mp4"))
+        let frame = Image(), gray = Image()
+        XCTAssertNotNil(try reader.read(into: frame))
+        let copy = frame.copy()
+        frame.drawRect(Rect(x: 10, y: 10, width: 40, height: 40), color: .white, thickness: -1)
+        try frame.gray(into: gray)
+        gray.withBGRBytes { bytes, stride in
+            XCTAssertEqual(bytes[30 * stride + 30], 255, "the white square is in the grey copy")
+        }
+        // The copy taken before the drawing still shows the decoded picture.
+        copy.withBGRBytes { bytes, stride in
+            let pixel = (0..<3).map { Int(bytes[30 * stride + 30 * 3 + $0]) }
+            XCTAssertNotEqual(pixel, [255, 255, 255], "the copy is not drawn on")
+        }
+        XCTAssertEqual(copy.width, frame.width)
+        XCTAssertEqual(copy.height, frame.height)
+    }
+}
