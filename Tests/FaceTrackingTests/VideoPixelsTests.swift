@@ -89,6 +89,23 @@ final class VideoPixelsTests: XCTestCase {
         try checkMatchesFFmpeg(path, "10-bit", in: dir)
     }
 
+    /// Every luma value, 0 to 255 (out of the limited range too), stored losslessly: the grey
+    /// copy expands each one as ffmpeg's conversion to gray does.
+    func testEveryLumaValueBecomesTheGreyFFmpegGives() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let raw = dir.appendingPathComponent("ramp.yuv")
+        let width = 256, height = 16
+        var frame = [UInt8](repeating: 128, count: width * height * 3 / 2)
+        for y in 0..<height { for x in 0..<width { frame[y * width + x] = UInt8(x) } }
+        try Data(Array(repeating: frame, count: frames).joined()).write(to: raw)
+        let path = dir.appendingPathComponent("ramp.mkv").path
+        try Fixtures.ffmpeg(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-r", "10", "-i", raw.path,
+                             "-c:v", "ffv1", "-pix_fmt", "yuv420p", path])
+        let grey = try compare(path, grey: true, reference: try ffmpegFrames(path, pixelFormat: "gray", in: dir))
+        XCTAssertEqual(grey.total, frames * width * height)
+        XCTAssertEqual(grey.differing, 0, "\(grey.differing) grey levels differ from ffmpeg's (largest \(grey.largest))")
+    }
+
     /// A decoded frame's grey copy is its luma only while its pixels are the picture's: once
     /// drawn on, the grey copy is the drawing's.
     func testDrawingOnADecodedFrameReachesItsGreyCopy() throws {

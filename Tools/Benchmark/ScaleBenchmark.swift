@@ -1,5 +1,6 @@
 // The engine against its floor and a naive baseline, at 480p, 720p and 1080p, side by side in
-// one run: decode-only fps through the same OpenCV path, `analyze` fps (one input, stages
+// one run: decode-only fps through the engine's own reader (libavcodec, as `ffmpeg -f null`
+// decodes) and through OpenCV's VideoCapture (the reader before, frames to BGR), `analyze` fps (one input, stages
 // overlapped, and with the stages in turn), a naive pipeline (full-resolution HOG + landmarks on
 // every frame), the ratios; a clip that runs to the scan cap and one that passes early; the cost
 // of a clip without a face against a tracked one; the model load time and peak memory.
@@ -63,6 +64,15 @@ func decodeRate(_ path: String, limit: Int) throws -> (fps: Double, frames: Int)
     return (Double(frames) / (clock.now - start).inSeconds, frames)
 }
 
+/// Frames per second of decoding `path` with OpenCV's `VideoCapture` (frames converted to BGR):
+/// the reader the engine used before it decoded videos itself, for reference.
+func openCVDecodeRate(_ path: String, limit: Int) throws -> Double {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let frames = try OpenCVReferenceReader.decode(path: path, limit: limit)
+    return Double(frames) / (clock.now - start).inSeconds
+}
+
 /// What `analyze` does for one input: the analysis session with the background rotation estimate.
 func analyzeRate(_ path: String, model: LandmarkModel, parallel: Bool) throws -> (fps: Double, frames: Int, summary: String) {
     let source = try FrameSource(path: path)
@@ -110,22 +120,26 @@ func ratioText(_ values: [Double], digits: Int) -> String {
 /// in turn, so that each round's ratios are measured side by side and a slow spell of this
 /// shared machine spoils one round, not one column: medians, and the ratios' ranges.
 func measureClip(_ path: String, label: String, model: LandmarkModel, rounds: Int) throws {
-    var decode: [Double] = [], overlapped: [Double] = [], inTurn: [Double] = [], naive: [Double] = []
-    var toDecode: [Double] = [], toNaive: [Double] = []
+    var decode: [Double] = [], openCV: [Double] = [], overlapped: [Double] = [], inTurn: [Double] = [], naive: [Double] = []
+    var toDecode: [Double] = [], toOpenCV: [Double] = [], toNaive: [Double] = []
     var frames = 0, summary = ""
     for _ in 0..<rounds {
         let analyzed = try analyzeRate(path, model: model, parallel: true)
         let turn = try analyzeRate(path, model: model, parallel: false)
         let decoded = try decodeRate(path, limit: analyzed.frames)
+        let reference = try openCVDecodeRate(path, limit: analyzed.frames)
         let baseline = try naiveRate(path, model: model, limit: min(60, analyzed.frames))
         frames = analyzed.frames
         summary = analyzed.summary
-        decode.append(decoded.fps); overlapped.append(analyzed.fps); inTurn.append(turn.fps); naive.append(baseline)
-        toDecode.append(analyzed.fps / decoded.fps); toNaive.append(analyzed.fps / baseline)
+        decode.append(decoded.fps); openCV.append(reference); overlapped.append(analyzed.fps); inTurn.append(turn.fps)
+        naive.append(baseline)
+        toDecode.append(analyzed.fps / decoded.fps); toOpenCV.append(analyzed.fps / reference); toNaive.append(analyzed.fps / baseline)
     }
     print(label.padding(toLength: 16, withPad: " ", startingAt: 0)
-          + String(format: " %6d  %10.1f  %11.1f  %16.1f  %9.1f  ", frames, median(decode), median(overlapped), median(inTurn), median(naive))
+          + String(format: " %6d  %10.1f  %10.1f  %11.1f  %16.1f  %9.1f  ", frames, median(decode), median(openCV),
+                   median(overlapped), median(inTurn), median(naive))
           + ratioText(toDecode, digits: 2).padding(toLength: 18, withPad: " ", startingAt: 0) + "  "
+          + ratioText(toOpenCV, digits: 2).padding(toLength: 18, withPad: " ", startingAt: 0) + "  "
           + ratioText(toNaive, digits: 1).padding(toLength: 18, withPad: " ", startingAt: 0) + "  " + summary)
 }
 
@@ -139,7 +153,8 @@ func scaleBenchmark(widths: [Int], rounds: Int) throws {
     defer { try? FileManager.default.removeItem(at: dir) }
     print("model load: \(String(format: "%.2f", load)) s; \(ProcessInfo.processInfo.activeProcessorCount) cores; release build; "
           + "\(rounds) rounds in turn: medians, ratios as median (range)")
-    print("clip             frames  decode fps  analyze fps  (stages in turn)  naive fps  analyze/decode      analyze/naive       verdict")
+    print("decode: the engine's reader (libavcodec, no colour conversion); OpenCV: cv::VideoCapture, frames to BGR (the reader before)")
+    print("clip             frames  decode fps  OpenCV fps  analyze fps  (stages in turn)  naive fps  analyze/decode      analyze/OpenCV      analyze/naive       verdict")
     for width in widths {
         let clips = try makeScaleClips(width: width, in: dir)
         for (name, path) in [("cap", clips.cap), ("early", clips.early)] {

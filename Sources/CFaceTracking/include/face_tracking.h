@@ -213,6 +213,12 @@ ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, f
  */
 ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, ft_error *error);
 void ft_video_close(ft_video *video);
+/**
+ * For benchmarks: decodes up to `limit` frames of `path` with OpenCV's VideoCapture (FFmpeg
+ * backend, frames converted to BGR as OpenCV delivers them), the reader the engine used before
+ * it decoded videos itself; `frames` receives how many it decoded.
+ */
+ft_status ft_reference_opencv_decode(const char *path, int64_t limit, int64_t *frames, ft_error *error);
 
 typedef struct ft_video_writer ft_video_writer;
 /** Opens an MP4 (mp4v) or AVI (MJPG) writer, chosen from the path's extension. */
