@@ -146,8 +146,8 @@ Picture::~Picture() { av_frame_free(&frame_); }
 /// Limited-range luma (16...235) to grey levels 0...255: y' = (y - 16) * 255 / 219, rounded and
 /// clipped, as ffmpeg's conversion to gray gives it. In fixed point, (y * 4770 - 74348) >> 12
 /// equals the rounded value for all 256 inputs (the tests compare every value with ffmpeg's);
-/// the loop is plain integer arithmetic the compiler vectorises (about 0.2 instructions a pixel,
-/// against 1.3 for cv::Mat::convertTo and 6 for cv::LUT).
+/// the loop is plain integer arithmetic the compiler vectorises (0.9 instructions a pixel by
+/// callgrind, 0.8 M a 720p frame, against 1.3 for cv::Mat::convertTo and 6 for cv::LUT).
 static void expand_limited_range(const cv::Mat &luma, cv::Mat &grey) {
     grey.create(luma.size(), CV_8UC1);
     const int cols = luma.cols;
