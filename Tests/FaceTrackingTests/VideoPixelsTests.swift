@@ -61,13 +61,14 @@ final class VideoPixelsTests: XCTestCase {
         XCTAssertEqual(grey.differing, 0, "\(what): \(grey.differing) of \(grey.total) grey bytes differ from ffmpeg's gray (largest \(grey.largest))")
     }
 
-    /// A short colour clip from the shared phone selfie (skin, glasses, a coloured background).
-    private func source() throws -> String { try Fixtures.shared("lp-d13-phone-selfie-glasses.mp4") }
+    /// The clips below are made from the astronaut portrait (a face, a flag, saturated colours),
+    /// so that they run wherever the tests do; `input` goes first in each ffmpeg command.
+    private func input() throws -> [String] { ["-loop", "1", "-r", "25", "-i", try Fixtures.generated("astronaut.png")] }
 
     func testLimitedRangeBT709IsConvertedWithItsOwnMatrix() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let path = dir.appendingPathComponent("bt709.mp4").path
-        try Fixtures.ffmpeg(["-i", try source(), "-t", "0.3", "-an", "-vf", "scale=360:640", "-c:v", "libx264", "-crf", "20",
+        try Fixtures.ffmpeg(try input() + ["-t", "0.3", "-an", "-vf", "scale=360:360", "-c:v", "libx264", "-crf", "20",
                              "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
                              "-color_range", "tv", path])
         try checkMatchesFFmpeg(path, "BT.709 limited range", in: dir)
@@ -76,7 +77,7 @@ final class VideoPixelsTests: XCTestCase {
     func testFullRangeMJPEGKeepsItsLevels() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let path = dir.appendingPathComponent("mjpeg.avi").path
-        try Fixtures.ffmpeg(["-i", try source(), "-t", "0.3", "-an", "-vf", "scale=360:640", "-c:v", "mjpeg", "-q:v", "3",
+        try Fixtures.ffmpeg(try input() + ["-t", "0.3", "-an", "-vf", "scale=360:360", "-c:v", "mjpeg", "-q:v", "3",
                              "-pix_fmt", "yuvj420p", path])
         try checkMatchesFFmpeg(path, "full-range MJPEG", in: dir)
     }
@@ -84,7 +85,7 @@ final class VideoPixelsTests: XCTestCase {
     func testTenBitVideoIsConvertedLikeFFmpeg() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let path = dir.appendingPathComponent("ten-bit.mp4").path
-        try Fixtures.ffmpeg(["-i", try source(), "-t", "0.3", "-an", "-vf", "scale=360:640", "-c:v", "libx264", "-crf", "20",
+        try Fixtures.ffmpeg(try input() + ["-t", "0.3", "-an", "-vf", "scale=360:360", "-c:v", "libx264", "-crf", "20",
                              "-pix_fmt", "yuv420p10le", path])
         try checkMatchesFFmpeg(path, "10-bit", in: dir)
     }
