@@ -133,9 +133,11 @@ ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, f
                           path, sa);
             return FT_ERR_UNSUPPORTED;
         }
-        // Square pixels: the wider side of a pixel is kept, the other stretched to match.
-        int square_width = sa > 1 ? (int)std::lround(container.stored_width * sa) : container.stored_width;
-        int square_height = sa < 1 ? (int)std::lround(container.stored_height / sa) : container.stored_height;
+        // Checked on the stored size stretched to square pixels, before any frame is decoded.
+        ft::Upright declared;
+        declared.sample_aspect = sa;
+        cv::Size square = declared.square(cv::Size(container.stored_width, container.stored_height));
+        int square_width = square.width, square_height = square.height;
         int64_t pixels = (int64_t)square_width * square_height;
         if (square_width > limits.max_frame_side || square_height > limits.max_frame_side ||
             pixels > limits.max_frame_pixels) {

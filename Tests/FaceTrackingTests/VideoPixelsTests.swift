@@ -61,33 +61,29 @@ final class VideoPixelsTests: XCTestCase {
         XCTAssertEqual(grey.differing, 0, "\(what): \(grey.differing) of \(grey.total) grey bytes differ from ffmpeg's gray (largest \(grey.largest))")
     }
 
-    /// The clips below are made from the astronaut portrait (a face, a flag, saturated colours),
-    /// so that they run wherever the tests do; `input` goes first in each ffmpeg command.
-    private func input() throws -> [String] { ["-loop", "1", "-r", "25", "-i", try Fixtures.generated("astronaut.png")] }
+    /// Encodes 0.3 s of the astronaut portrait (a face, a flag, saturated colours: it runs
+    /// wherever the tests do) at 360×360 into `name` with `encoding`, then compares the reader's
+    /// frames with ffmpeg's own conversions of that file.
+    private func checkClip(_ name: String, _ encoding: [String], _ what: String) throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let path = dir.appendingPathComponent(name).path
+        try Fixtures.ffmpeg(["-loop", "1", "-r", "25", "-i", try Fixtures.generated("astronaut.png"), "-t", "0.3", "-an",
+                             "-vf", "scale=360:360"] + encoding + [path])
+        try checkMatchesFFmpeg(path, what, in: dir)
+    }
 
     func testLimitedRangeBT709IsConvertedWithItsOwnMatrix() throws {
-        let dir = try Fixtures.temporaryDirectory(self)
-        let path = dir.appendingPathComponent("bt709.mp4").path
-        try Fixtures.ffmpeg(try input() + ["-t", "0.3", "-an", "-vf", "scale=360:360", "-c:v", "libx264", "-crf", "20",
-                             "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
-                             "-color_range", "tv", path])
-        try checkMatchesFFmpeg(path, "BT.709 limited range", in: dir)
+        try checkClip("bt709.mp4", ["-c:v", "libx264", "-crf", "20", "-pix_fmt", "yuv420p", "-colorspace", "bt709",
+                                    "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"],
+                      "BT.709 limited range")
     }
 
     func testFullRangeMJPEGKeepsItsLevels() throws {
-        let dir = try Fixtures.temporaryDirectory(self)
-        let path = dir.appendingPathComponent("mjpeg.avi").path
-        try Fixtures.ffmpeg(try input() + ["-t", "0.3", "-an", "-vf", "scale=360:360", "-c:v", "mjpeg", "-q:v", "3",
-                             "-pix_fmt", "yuvj420p", path])
-        try checkMatchesFFmpeg(path, "full-range MJPEG", in: dir)
+        try checkClip("mjpeg.avi", ["-c:v", "mjpeg", "-q:v", "3", "-pix_fmt", "yuvj420p"], "full-range MJPEG")
     }
 
     func testTenBitVideoIsConvertedLikeFFmpeg() throws {
-        let dir = try Fixtures.temporaryDirectory(self)
-        let path = dir.appendingPathComponent("ten-bit.mp4").path
-        try Fixtures.ffmpeg(try input() + ["-t", "0.3", "-an", "-vf", "scale=360:360", "-c:v", "libx264", "-crf", "20",
-                             "-pix_fmt", "yuv420p10le", path])
-        try checkMatchesFFmpeg(path, "10-bit", in: dir)
+        try checkClip("ten-bit.mp4", ["-c:v", "libx264", "-crf", "20", "-pix_fmt", "yuv420p10le"], "10-bit")
     }
 
     /// Every luma value, 0 to 255 (out of the limited range too), stored losslessly: the grey
