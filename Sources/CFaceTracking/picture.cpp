@@ -30,8 +30,9 @@ cv::Size Upright::size(cv::Size stored) const {
     return orientation.swaps_sides() ? cv::Size(s.height, s.width) : s;
 }
 
-/// Turns `in` upright the way FFmpeg's player does for the stream's display matrix.
-static void turn(const Orientation &o, const cv::Mat &in, cv::Mat &out) {
+void Upright::turn(const cv::Mat &in, cv::Mat &out) const {
+    // As FFmpeg's player turns a picture for the stream's display matrix.
+    const Orientation &o = orientation;
     using O = Orientation;
     switch (o.op) {
         case O::None: in.copyTo(out); return;
@@ -59,41 +60,32 @@ static void turn(const Orientation &o, const cv::Mat &in, cv::Mat &out) {
     in.copyTo(out);
 }
 
-void Upright::apply(const cv::Mat &stored, cv::Mat &out, cv::Mat &scratch) const {
-    bool anamorphic = sample_aspect != 1;
-    if (!anamorphic) return turn(orientation, stored, out);
-    if (orientation.op == Orientation::None) {
-        cv::resize(stored, out, square(stored.size()), 0, 0, cv::INTER_LINEAR);
-        return;
-    }
-    cv::resize(stored, scratch, square(stored.size()), 0, 0, cv::INTER_LINEAR);
-    turn(orientation, scratch, out);
-}
-
 ColourConverter::~ColourConverter() {
     sws_freeContext(context_);
     sws_freeContext(grey_context_);
 }
 
-void ColourConverter::convert(const AVFrame *frame, cv::Mat &bgr) {
+void ColourConverter::convert(const AVFrame *frame, cv::Size size, cv::Mat &bgr) {
     std::lock_guard<std::mutex> hold(lock_);
-    convert(frame, AV_PIX_FMT_BGR24, context_, bgr);
+    convert(frame, size, AV_PIX_FMT_BGR24, context_, bgr);
 }
 
-void ColourConverter::grey(const AVFrame *frame, cv::Mat &grey) {
+void ColourConverter::grey(const AVFrame *frame, cv::Size size, cv::Mat &grey) {
     std::lock_guard<std::mutex> hold(lock_);
-    convert(frame, AV_PIX_FMT_GRAY8, grey_context_, grey);
+    convert(frame, size, AV_PIX_FMT_GRAY8, grey_context_, grey);
 }
 
 /// Bytes the conversion may write past the end of its output (libswscale's widest vector
 /// blocks are 64 bytes).
 static constexpr long kConversionPadding = 256;
 
-void ColourConverter::convert(const AVFrame *frame, AVPixelFormat to, SwsContext *&context, cv::Mat &out) {
+void ColourConverter::convert(const AVFrame *frame, cv::Size size, AVPixelFormat to, SwsContext *&context,
+                              cv::Mat &out) {
     auto format = (AVPixelFormat)frame->format;
-    // Bicubic, as ffmpeg's scale filter and OpenCV's FFmpeg reader convert (it matters for the
-    // chroma of subsampled formats only: the size does not change).
-    context = sws_getCachedContext(context, frame->width, frame->height, format, frame->width, frame->height, to,
+    // Bicubic, ffmpeg's default for its scale filter and for the conversions it inserts (and
+    // OpenCV's FFmpeg reader's): for the chroma of subsampled formats, and for the picture when
+    // non-square pixels are stretched, in the same pass as ffmpeg's scale filter does it.
+    context = sws_getCachedContext(context, frame->width, frame->height, format, size.width, size.height, to,
                                    SWS_BICUBIC, nullptr, nullptr, nullptr);
     if (!context) throw std::runtime_error(std::string("no conversion from pixel format ") + av_get_pix_fmt_name(format));
     // The picture's own colour matrix and range, as ffmpeg's scale filter reads them ("yuvj"
@@ -112,10 +104,10 @@ void ColourConverter::convert(const AVFrame *frame, AVPixelFormat to, SwsContext
     // libswscale's vector code writes whole blocks of pixels: up to a block past the end of a
     // row, which the next row then overwrites, and past the last row into the padding.
     int type = to == AV_PIX_FMT_GRAY8 ? CV_8UC1 : CV_8UC3;
-    if (out.rows != frame->height || out.cols != frame->width || out.type() != type || !out.isContinuous() ||
+    if (out.rows != size.height || out.cols != size.width || out.type() != type || !out.isContinuous() ||
         out.datalimit - out.dataend < kConversionPadding) {
-        cv::Mat storage(frame->height + 1 + kConversionPadding / (frame->width * CV_ELEM_SIZE(type)), frame->width, type);
-        out = storage.rowRange(0, frame->height);
+        cv::Mat storage(size.height + 1 + kConversionPadding / (size.width * CV_ELEM_SIZE(type)), size.width, type);
+        out = storage.rowRange(0, size.height);
     }
     uint8_t *planes[4] = {out.data, nullptr, nullptr, nullptr};
     int strides[4] = {(int)out.step[0], 0, 0, 0};
@@ -164,17 +156,19 @@ static void expand_limited_range(const cv::Mat &luma, cv::Mat &grey) {
 }
 
 void Picture::luma(cv::Mat &grey) const {
-    bool as_stored = upright_.sample_aspect == 1 && upright_.orientation.op == Orientation::None;
-    thread_local cv::Mat levels, scratch;
-    cv::Mat &target = as_stored ? grey : levels;
-    if (has_luma_) {
+    bool turned = upright_.orientation.op != Orientation::None;
+    thread_local cv::Mat levels;
+    cv::Mat &target = turned ? levels : grey;
+    if (has_luma_ && upright_.sample_aspect == 1) {
         cv::Mat plane(frame_->height, frame_->width, CV_8UC1, frame_->data[0], (size_t)frame_->linesize[0]);
         if (full_range_) plane.copyTo(target);
         else expand_limited_range(plane, target);
     } else {
-        converter_->grey(frame_, target);
+        // Non-square pixels are stretched as ffmpeg's scale filter stretches them, in the
+        // conversion to grey.
+        converter_->grey(frame_, upright_.square(cv::Size(frame_->width, frame_->height)), target);
     }
-    if (!as_stored) upright_.apply(levels, grey, scratch);
+    if (turned) upright_.turn(levels, grey);
 }
 
 bool Picture::copy_i420(uint8_t *out, size_t capacity) const {
@@ -201,13 +195,14 @@ bool Picture::copy_i420(uint8_t *out, size_t capacity) const {
 }
 
 void Picture::colour(cv::Mat &bgr) const {
-    if (upright_.sample_aspect == 1 && upright_.orientation.op == Orientation::None) {
-        converter_->convert(frame_, bgr);
+    cv::Size square = upright_.square(cv::Size(frame_->width, frame_->height));
+    if (upright_.orientation.op == Orientation::None) {
+        converter_->convert(frame_, square, bgr);
         return;
     }
-    thread_local cv::Mat stored, scratch;
-    converter_->convert(frame_, stored);
-    upright_.apply(stored, bgr, scratch);
+    thread_local cv::Mat stored;
+    converter_->convert(frame_, square, stored);
+    upright_.turn(stored, bgr);
 }
 
 std::shared_ptr<Picture> picture_from_planes(const uint8_t *pixels, int width, int height, int stride, bool nv12) {

@@ -28,24 +28,25 @@ struct Upright {
     cv::Size square(cv::Size stored) const;
     /// The upright size of a stored picture of `stored` pixels.
     cv::Size size(cv::Size stored) const;
-    /// Makes `out` the upright, square-pixel version of `stored` (any type); `scratch` is reused
-    /// between calls. `out` must not share pixels with `stored` or `scratch`.
-    void apply(const cv::Mat &stored, cv::Mat &out, cv::Mat &scratch) const;
+    /// Makes `out` the upright version of `square` (a stored picture already stretched to square
+    /// pixels, any type): the display matrix's turn or mirror. `out` must not share its pixels.
+    void turn(const cv::Mat &square, cv::Mat &out) const;
 };
 
 /// Converts decoded pictures of one stream to BGR or grey (libswscale, the picture's own colour
-/// matrix and range, as ffmpeg converts to bgr24 and gray); one conversion at a time.
+/// matrix and range, as ffmpeg converts to bgr24 and gray), scaled when asked for another size
+/// (bicubic, as ffmpeg's scale filter stretches non-square pixels); one conversion at a time.
 class ColourConverter {
 public:
     ~ColourConverter();
-    /// `frame` converted to 8-bit BGR of its stored size into `bgr`.
-    void convert(const AVFrame *frame, cv::Mat &bgr);
-    /// `frame` converted to 8-bit grey of its stored size into `grey` (for pictures without an
-    /// 8-bit luma plane: 10-bit video, RGB formats).
-    void grey(const AVFrame *frame, cv::Mat &grey);
+    /// `frame` converted to 8-bit BGR of `size` pixels into `bgr`.
+    void convert(const AVFrame *frame, cv::Size size, cv::Mat &bgr);
+    /// `frame` converted to 8-bit grey of `size` pixels into `grey` (for pictures without an
+    /// 8-bit luma plane, 10-bit video, RGB formats, and for stretching non-square pixels).
+    void grey(const AVFrame *frame, cv::Size size, cv::Mat &grey);
 private:
     std::mutex lock_;
-    void convert(const AVFrame *frame, AVPixelFormat to, SwsContext *&context, cv::Mat &out);
+    void convert(const AVFrame *frame, cv::Size size, AVPixelFormat to, SwsContext *&context, cv::Mat &out);
     SwsContext *context_ = nullptr;
     SwsContext *grey_context_ = nullptr;
 };
