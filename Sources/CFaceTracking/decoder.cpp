@@ -10,7 +10,6 @@ extern "C" {
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 namespace ft {
 
@@ -52,10 +51,10 @@ ft_status Decoder::open(const char *path, int stream, ft_error *error) {
     if (avcodec_parameters_to_context(codec_, st->codecpar) < 0)
         return set_error(error, "%s: the video stream's parameters are invalid", path), FT_ERR_UNSUPPORTED;
     codec_->pkt_timebase = st->time_base;
-    // One decoding thread per core (frame and slice threads, FFmpeg's default kinds), at most 16,
-    // as OpenCV's reader and the ffmpeg tool decode.
-    unsigned cores = std::thread::hardware_concurrency();
-    codec_->thread_count = (int)std::min(16u, std::max(1u, cores));
+    // FFmpeg's own choice of decoding threads, as the ffmpeg tool decodes: frame and slice
+    // threads, one more than the cores this process may use (3 on 2 cores), so that a thread
+    // waiting on a reference frame leaves no core idle while the engine tracks beside it.
+    codec_->thread_count = 0;
     if (avcodec_open2(codec_, codec, nullptr) < 0)
         return set_error(error, "%s: its %s video cannot be decoded by this build", path, codec->name), FT_ERR_UNSUPPORTED;
     time_base_ = av_q2d(st->time_base);
