@@ -2,6 +2,7 @@
 // detect once, then fit the landmarks in the previous frame's box, verify with HOG near the
 // box every few frames, and re-detect when the face is lost.
 #include "internal.hpp"
+#include "landmarks.hpp"
 #include "picture.hpp"
 #include "pose.hpp"
 
@@ -22,7 +23,8 @@
 #include <vector>
 
 struct ft_model {
-    dlib::shape_predictor predictor;
+    // The 68-point model, evaluated with its leaves packed (landmarks.hpp): dlib's landmarks.
+    ft::LandmarkPredictor predictor;
     // The HOG face detector, deserialised once with the model (≈300 ms): trackers copy it
     // (≈0.07 ms) because scanning uses the detector's own buffers, so threads cannot share one.
     dlib::frontal_face_detector detector;
@@ -110,24 +112,6 @@ void sort_by_score(std::vector<ft_candidate> &found) {
     std::sort(found.begin(), found.end(), [](const ft_candidate &a, const ft_candidate &b) { return a.score > b.score; });
 }
 
-/// Runs the HOG detector on `roi` of the grey frame scaled by `scale`; boxes in frame pixels,
-/// best first. (`scanned_region` says how the region is scaled.)
-std::vector<ft_candidate> detect(dlib::frontal_face_detector &detector, const cv::Mat &gray, const std::vector<cv::Mat> *halves,
-                                 cv::Rect roi, double scale, double threshold, bool search = false) {
-    roi &= cv::Rect(0, 0, gray.cols, gray.rows);
-    std::vector<ft_candidate> found;
-    if (roi.area() <= 0) return found;
-    thread_local cv::Mat storage;
-    cv::Mat scaled = scanned_region(gray, halves, roi, scale, search, storage);
-    if (scaled.empty()) return found;
-    dlib::cv_image<unsigned char> image(scaled);
-    std::vector<dlib::rect_detection> detections;
-    detector(image, detections, threshold);
-    for (const auto &d : detections) found.push_back(to_frame(d, roi, scale));
-    sort_by_score(found);
-    return found;
-}
-
 /// The frontal face detector's five filters (a face looking ahead, to either side, and tilted
 /// either way), run one at a time over one HOG pyramid, as dlib's object_detector runs them all:
 /// filtering is three quarters of a detection's cost, and the tracked face is nearly always
@@ -173,7 +157,38 @@ struct FilterBank {
         }
         return kept;
     }
+
+    /// What dlib's object_detector finds on `image` with these filters (its detections, scores
+    /// and order): one HOG pyramid, the filters run at once on the cores (cv::parallel_for_,
+    /// each filter's detections kept apart), then gathered in filter order and suppressed as
+    /// dlib does. A search without a face runs on an otherwise idle core this way: the decoder
+    /// has little to do for the tracking thread then.
+    std::vector<dlib::rect_detection> detect(const dlib::cv_image<unsigned char> &image, double threshold) {
+        scanner.load(image);
+        std::vector<std::vector<dlib::rect_detection>> each(filters.size());
+        cv::parallel_for_(cv::Range(0, (int)filters.size()), [&](const cv::Range &range) {
+            for (int i = range.start; i < range.end; ++i) run((unsigned long)i, threshold, each[i]);
+        }, (double)filters.size());
+        std::vector<dlib::rect_detection> all;
+        for (const auto &found : each) all.insert(all.end(), found.begin(), found.end());
+        return suppress(std::move(all));
+    }
 };
+
+/// Runs the HOG detector (`bank`'s filters) on `roi` of the grey frame scaled by `scale`; boxes
+/// in frame pixels, best first. (`scanned_region` says how the region is scaled.)
+std::vector<ft_candidate> detect(FilterBank &bank, const cv::Mat &gray, const std::vector<cv::Mat> *halves, cv::Rect roi,
+                                 double scale, double threshold, bool search = false) {
+    roi &= cv::Rect(0, 0, gray.cols, gray.rows);
+    std::vector<ft_candidate> found;
+    if (roi.area() <= 0) return found;
+    thread_local cv::Mat storage;
+    cv::Mat scaled = scanned_region(gray, halves, roi, scale, search, storage);
+    if (scaled.empty()) return found;
+    for (const auto &d : bank.detect(dlib::cv_image<unsigned char>(scaled), threshold)) found.push_back(to_frame(d, roi, scale));
+    sort_by_score(found);
+    return found;
+}
 
 /// dlib's HOG pyramid shrinks the image by 5/6 per level.
 constexpr double kPyramidStep = 5.0 / 6.0;
@@ -230,15 +245,15 @@ cv::Rect2d landmark_bounds(const double *points) {
 struct ft_tracker {
     const ft_model *model = nullptr;
     ft_tracker_config config{};
-    dlib::frontal_face_detector detector;  // a copy of the model's
-    // The fine search's detector: the model's with its pyramid cut where the coarse pass takes
-    // over (`fine_pyramid_levels`); made on first use for the frame's scales.
-    std::unique_ptr<dlib::frontal_face_detector> fine_detector;
-    unsigned long fine_levels = 0;
-    // The detector's filters one at a time, for the confirmations near the box (made on first
-    // use), and the filter that found the tracked face at the last one (-1: none yet).
+    // The model's HOG detector as a bank of filters with its own scanner (a tracker's buffers),
+    // for searches, scans and the confirmations near the box (one filter at a time there), and
+    // the filter that found the tracked face at the last confirmation (-1: none yet).
     std::unique_ptr<FilterBank> filters;
     int last_filter = -1;
+    // The fine search's filters: the detector's with its pyramid cut where the coarse pass takes
+    // over (`fine_pyramid_levels`); made on first use for the frame's scales.
+    std::unique_ptr<FilterBank> fine_filters;
+    unsigned long fine_levels = 0;
     ft::PoseEstimator pose;
     // The frame's grey image during a call: `own_gray` (converted here) or the caller's, and its
     // reductions by 2, 4, ... (`ft::build_halves`; null when the caller's image has none).
@@ -365,7 +380,7 @@ ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int heig
     if (t.tracking) {
         // Scan the whole frame at the scale of the face we follow: cheap, and finds faces of
         // a similar size (a second person) as well as the one we track.
-        candidates = detect(t.detector, t.gray, t.halves, whole, std::min(2.0, kTargetFacePixels / std::max(1.0, t.box.width)),
+        candidates = detect(*t.filters, t.gray, t.halves, whole, std::min(2.0, kTargetFacePixels / std::max(1.0, t.box.width)),
                             t.config.detection_threshold);
     } else {
         auto ladder = detection_ladder(width, height, t.config.min_face_fraction);
@@ -379,13 +394,13 @@ ft_status full_detection(ft_tracker &t, ft_observation *out, int width, int heig
                 // pass (`process` makes a fine search a coarse one too), so the pair costs what
                 // the whole pyramid at the fine scale alone cost.
                 unsigned long levels = fine_pyramid_levels(ladder[1], ladder[0]);
-                if (!t.fine_detector || t.fine_levels != levels) {
-                    t.fine_detector = std::make_unique<dlib::frontal_face_detector>(limited_detector(t.model->detector, levels));
+                if (!t.fine_filters || t.fine_levels != levels) {
+                    t.fine_filters = std::make_unique<FilterBank>(limited_detector(t.model->detector, levels));
                     t.fine_levels = levels;
                 }
-                candidates = detect(*t.fine_detector, t.gray, t.halves, whole, ladder[1], t.config.detection_threshold, true);
+                candidates = detect(*t.fine_filters, t.gray, t.halves, whole, ladder[1], t.config.detection_threshold, true);
             } else {
-                candidates = detect(t.detector, t.gray, t.halves, whole, ladder[i], t.config.detection_threshold, true);
+                candidates = detect(*t.filters, t.gray, t.halves, whole, ladder[i], t.config.detection_threshold, true);
             }
             if (!candidates.empty()) break;
         }
@@ -456,7 +471,6 @@ std::vector<ft_candidate> confirm_near(ft_tracker &t, cv::Rect roi, double scale
     thread_local cv::Mat storage;
     cv::Mat scaled = scanned_region(t.gray, t.halves, roi, scale, false, storage);
     if (scaled.empty()) return found;
-    if (!t.filters) t.filters = std::make_unique<FilterBank>(t.model->detector);
     FilterBank &bank = *t.filters;
     bank.scanner.load(dlib::cv_image<unsigned char>(scaled));
     double threshold = t.config.detection_threshold;
@@ -513,7 +527,7 @@ ft_status track(ft_tracker &t, ft_observation *out, int width, int height) {
         std::vector<ft_candidate> found;
         if (scan) {
             t.frames_since_scan = 0;
-            found = detect(t.detector, t.gray, t.halves, cv::Rect(0, 0, width, height), scale, t.config.detection_threshold);
+            found = detect(*t.filters, t.gray, t.halves, cv::Rect(0, 0, width, height), scale, t.config.detection_threshold);
             found.erase(std::remove_if(found.begin() + std::min<size_t>(1, found.size()), found.end(),
                                        [](const ft_candidate &c) { return c.score < kSecondaryFaceScore; }),
                         found.end());
@@ -532,7 +546,7 @@ ft_status track(ft_tracker &t, ft_observation *out, int width, int height) {
             // for HOG (the track is fine) or the track has drifted off the face: look over the
             // whole frame at the face's scale before counting a failure.
             start = Clock::now();
-            found = detect(t.detector, t.gray, t.halves, cv::Rect(0, 0, width, height), scale, t.config.detection_threshold);
+            found = detect(*t.filters, t.gray, t.halves, cv::Rect(0, 0, width, height), scale, t.config.detection_threshold);
             out->detect_ms += milliseconds_since(start);
             match = same_face(found, t.box);
         }
@@ -582,7 +596,7 @@ ft_status ft_model_load(const char *path, ft_model **out, ft_error *error) {
     ft_status status = ft::guarded(error, path, [&] {
         auto model = std::make_unique<ft_model>();
         model->path = path;
-        dlib::deserialize(path) >> model->predictor;
+        model->predictor.load(path);
         model->detector = dlib::get_frontal_face_detector();
         if (model->predictor.num_parts() != FT_LANDMARKS) {
             ft::set_error(error, "%s: a %lu-point model; the engine needs the 68-point one", path,
@@ -617,7 +631,7 @@ ft_status ft_tracker_new(const ft_model *model, const ft_tracker_config *config,
     return ft::guarded(error, "tracker", [&] {
         auto tracker = std::make_unique<ft_tracker>();
         tracker->model = model;
-        tracker->detector = model->detector;
+        tracker->filters = std::make_unique<FilterBank>(model->detector);
         tracker->config = config ? *config : ft_tracker_config_default();
         if (!(tracker->config.min_face_fraction > 0.01 && tracker->config.min_face_fraction <= 1)) {
             ft::set_error(error, "tracker: min_face_fraction %g not in 0.01...1", tracker->config.min_face_fraction);
@@ -709,7 +723,8 @@ ft_status ft_tracker_process_gray_at(ft_tracker *tracker, const ft_image *frame,
 ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
                            double *xy, ft_error *error) {
     if (!model || !frame || !xy) return ft::set_error(error, "fit: null argument"), FT_ERR_ARGUMENT;
-    if (frame->empty() || frame->type() != CV_8UC3) return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
+    if (frame->empty() || (frame->type() != CV_8UC3 && frame->type() != CV_8UC1))
+        return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
     if (!(w > 1 && h > 1) || !std::isfinite(x) || !std::isfinite(y)) return ft::set_error(error, "fit: bad box"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "fit", [&] {
         cv::Mat gray;
@@ -721,16 +736,56 @@ ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double 
     });
 }
 
+ft_status ft_reference_dlib_fit(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
+                                double *xy, ft_error *error) {
+    if (!model || !frame || !xy) return ft::set_error(error, "fit: null argument"), FT_ERR_ARGUMENT;
+    if (frame->empty() || (frame->type() != CV_8UC3 && frame->type() != CV_8UC1))
+        return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
+    if (!(w > 1 && h > 1) || !std::isfinite(x) || !std::isfinite(y)) return ft::set_error(error, "fit: bad box"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "fit", [&] {
+        // dlib's own shape_predictor for the same file, loaded on first use (tests, benchmarks).
+        static std::mutex lock;
+        static std::map<std::string, std::unique_ptr<dlib::shape_predictor>> loaded;
+        const dlib::shape_predictor *predictor;
+        {
+            std::lock_guard<std::mutex> hold(lock);
+            auto &slot = loaded[model->path];
+            if (!slot) {
+                auto fresh = std::make_unique<dlib::shape_predictor>();
+                dlib::deserialize(model->path) >> *fresh;
+                slot = std::move(fresh);
+            }
+            predictor = slot.get();
+        }
+        cv::Mat gray;
+        ft::gray_of(*frame, gray);
+        dlib::cv_image<unsigned char> image(gray);
+        dlib::rectangle rect((long)std::lround(x), (long)std::lround(y), (long)std::lround(x + w), (long)std::lround(y + h));
+        fill_landmarks((*predictor)(image, rect), xy);
+        return FT_OK;
+    });
+}
+
 ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,
                           ft_candidate *out, int capacity, int *count, ft_error *error) {
     if (!model || !frame || !count || (capacity > 0 && !out)) return ft::set_error(error, "detect: null argument"), FT_ERR_ARGUMENT;
     if (frame->empty()) return ft::set_error(error, "detect: empty frame"), FT_ERR_ARGUMENT;
     if (!(scale > 0.05 && scale <= 4)) return ft::set_error(error, "detect: scale %g not in 0.05...4", scale), FT_ERR_ARGUMENT;
     return ft::guarded(error, "detect", [&] {
-        thread_local dlib::frontal_face_detector detector = model->detector;
-        cv::Mat gray;
+        // dlib's object_detector as it is, on one thread (the naive baseline's detector): a copy
+        // per thread and model, since scanning uses the detector's own buffers.
+        thread_local std::map<const ft_model *, std::unique_ptr<dlib::frontal_face_detector>> detectors;
+        auto &detector = detectors[model];
+        if (!detector) detector = std::make_unique<dlib::frontal_face_detector>(model->detector);
+        cv::Mat gray, storage;
         ft::gray_of(*frame, gray);
-        auto found = detect(detector, gray, nullptr, cv::Rect(0, 0, gray.cols, gray.rows), scale, threshold);
+        cv::Rect whole(0, 0, gray.cols, gray.rows);
+        cv::Mat scaled = scanned_region(gray, nullptr, whole, scale, false, storage);
+        std::vector<dlib::rect_detection> detections;
+        if (!scaled.empty()) (*detector)(dlib::cv_image<unsigned char>(scaled), detections, threshold);
+        std::vector<ft_candidate> found;
+        for (const auto &d : detections) found.push_back(to_frame(d, whole, scale));
+        sort_by_score(found);
         *count = (int)found.size();
         for (int i = 0; i < capacity && i < (int)found.size(); ++i) out[i] = found[i];
         return FT_OK;
@@ -739,12 +794,14 @@ ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double s
 
 int ft_detector_filter_count(const ft_model *model) { return model ? (int)model->detector.num_detectors() : 0; }
 
-ft_status ft_detect_faces_with_filter(const ft_model *model, const ft_image *frame, double scale, double threshold, int filter,
-                                      ft_candidate *out, int capacity, int *count, ft_error *error) {
+/// The tracker's HOG scans of a whole frame at `scale` through a bank of the model's filters (one
+/// per thread and model): filter `filter` alone, or all of them at once on the cores (-1).
+static ft_status detect_with_bank(const ft_model *model, const ft_image *frame, double scale, double threshold, int filter,
+                                  ft_candidate *out, int capacity, int *count, ft_error *error) {
     if (!model || !frame || !count || (capacity > 0 && !out)) return ft::set_error(error, "detect: null argument"), FT_ERR_ARGUMENT;
     if (frame->empty()) return ft::set_error(error, "detect: empty frame"), FT_ERR_ARGUMENT;
     if (!(scale > 0.05 && scale <= 4)) return ft::set_error(error, "detect: scale %g not in 0.05...4", scale), FT_ERR_ARGUMENT;
-    if (filter < 0 || filter >= ft_detector_filter_count(model))
+    if (filter < -1 || filter >= ft_detector_filter_count(model))
         return ft::set_error(error, "detect: filter %d not in 0...%d", filter, ft_detector_filter_count(model) - 1), FT_ERR_ARGUMENT;
     return ft::guarded(error, "detect", [&] {
         thread_local std::map<const ft_model *, std::unique_ptr<FilterBank>> banks;
@@ -756,14 +813,33 @@ ft_status ft_detect_faces_with_filter(const ft_model *model, const ft_image *fra
         cv::Mat scaled = scanned_region(gray, nullptr, whole, scale, false, storage);
         *count = 0;
         if (scaled.empty()) return FT_OK;
-        bank->scanner.load(dlib::cv_image<unsigned char>(scaled));
-        std::vector<dlib::rect_detection> found;
-        bank->run((unsigned long)filter, threshold, found);
-        auto kept = bank->suppress(found);
-        *count = (int)kept.size();
-        for (int i = 0; i < capacity && i < (int)kept.size(); ++i) out[i] = to_frame(kept[i], whole, scale);
+        std::vector<dlib::rect_detection> kept;
+        if (filter < 0) {
+            kept = bank->detect(dlib::cv_image<unsigned char>(scaled), threshold);
+        } else {
+            bank->scanner.load(dlib::cv_image<unsigned char>(scaled));
+            std::vector<dlib::rect_detection> found;
+            bank->run((unsigned long)filter, threshold, found);
+            kept = bank->suppress(found);
+        }
+        std::vector<ft_candidate> found;
+        for (const auto &d : kept) found.push_back(to_frame(d, whole, scale));
+        if (filter < 0) sort_by_score(found);  // best first, as ft_detect_faces and the tracker sort them
+        *count = (int)found.size();
+        for (int i = 0; i < capacity && i < (int)found.size(); ++i) out[i] = found[i];
         return FT_OK;
     });
+}
+
+ft_status ft_detect_faces_with_filter(const ft_model *model, const ft_image *frame, double scale, double threshold, int filter,
+                                      ft_candidate *out, int capacity, int *count, ft_error *error) {
+    if (filter < 0) return ft::set_error(error, "detect: filter %d not in 0...%d", filter, ft_detector_filter_count(model) - 1), FT_ERR_ARGUMENT;
+    return detect_with_bank(model, frame, scale, threshold, filter, out, capacity, count, error);
+}
+
+ft_status ft_detect_faces_on_cores(const ft_model *model, const ft_image *frame, double scale, double threshold,
+                                   ft_candidate *out, int capacity, int *count, ft_error *error) {
+    return detect_with_bank(model, frame, scale, threshold, -1, out, capacity, count, error);
 }
 
 }  // extern "C"

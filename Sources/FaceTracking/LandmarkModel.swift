@@ -43,6 +43,17 @@ public final class LandmarkModel: @unchecked Sendable {
         return buffer.prefix(Int(count)).map(FaceCandidate.init)
     }
 
+    /// As `detectFaces(in:scale:threshold:)`, the way the tracker searches a frame: the
+    /// detector's filters run at once on the cores over one HOG pyramid, their detections
+    /// gathered and suppressed as dlib does (`ft_detect_faces_on_cores`); the same detections.
+    public func detectFacesOnCores(in image: Image, scale: Double = 1, threshold: Double = 0) throws(FaceTrackingError) -> [FaceCandidate] {
+        var error = ft_error()
+        var count: Int32 = 0
+        var buffer = [ft_candidate](repeating: ft_candidate(), count: 32)
+        try check(ft_detect_faces_on_cores(handle, image.handle, scale, threshold, &buffer, Int32(buffer.count), &count, &error), &error)
+        return buffer.prefix(Int(count)).map(FaceCandidate.init)
+    }
+
     /// The number of filters in the HOG detector (`ft_detector_filter_count`): five in dlib's
     /// frontal face detector (a face looking ahead, to either side, and tilted either way).
     public var detectorFilterCount: Int { Int(ft_detector_filter_count(handle)) }
@@ -66,6 +77,16 @@ public final class LandmarkModel: @unchecked Sendable {
         var error = ft_error()
         var xy = [Double](repeating: 0, count: 136)
         try check(ft_fit_landmarks(handle, image.handle, box.x, box.y, box.width, box.height, &xy, &error), &error)
+        return (0..<68).map { Point(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
+    }
+
+    /// The same fit by dlib's own `shape_predictor` (`ft_reference_dlib_fit`; it loads the model
+    /// file again on first use, about 100 MB and 0.5 s): the reference `fitLandmarks` must equal.
+    /// For tests and benchmarks.
+    public func referenceDlibLandmarks(in image: Image, box: Rect) throws(FaceTrackingError) -> [Point] {
+        var error = ft_error()
+        var xy = [Double](repeating: 0, count: 136)
+        try check(ft_reference_dlib_fit(handle, image.handle, box.x, box.y, box.width, box.height, &xy, &error), &error)
         return (0..<68).map { Point(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
     }
 }

@@ -82,4 +82,69 @@ final class DetectorFilterTests: XCTestCase {
             }
         }
     }
+
+    /// The tracker's searches run the filters at once on the cores; the oracle is dlib's own
+    /// object_detector on one thread (`detectFaces`): the same detections, boxes, scores and order.
+    private func checkOnCores(_ image: Image, label: String) throws -> Int {
+        var compared = 0
+        for scale in [0.4, 0.7, 1.0, 1.3] {
+            for threshold in [-0.6, 0.0, 0.5] {
+                let dlib = try model.detectFaces(in: image, scale: scale, threshold: threshold)
+                let onCores = try model.detectFacesOnCores(in: image, scale: scale, threshold: threshold)
+                XCTAssertEqual(onCores, dlib, "\(label) at scale \(scale), threshold \(threshold)")
+                compared += dlib.count
+            }
+        }
+        return compared
+    }
+
+    func testTheFiltersRunAtOnceFindWhatDlibsDetectorFinds() throws {
+        let image = try Image(contentsOfFile: try Fixtures.generated("astronaut.png"))
+        var detections = try checkOnCores(image, label: "astronaut")
+        try image.flipHorizontally()
+        detections += try checkOnCores(image, label: "astronaut mirrored")
+        // Several faces at once, of different sizes: the portrait and a half-size copy beside it.
+        let pair = try Self.sideBySide(image, halfSized: image)
+        detections += try checkOnCores(pair, label: "two faces")
+        // Low thresholds give many weak detections, so suppression has overlaps to settle.
+        XCTAssertGreaterThan(detections, 30, "the comparison saw detections to compare")
+    }
+
+    func testTheFiltersRunAtOnceAgreeOnRealFrames() throws {
+        let reader = try VideoReader(path: try Fixtures.shared("lp-d3-winks-lookaway.mp4"))
+        let frame = Image()
+        var wanted: [Double] = [7_800, 8_800, 10_400]
+        var detections = 0
+        while let ms = try reader.read(into: frame), let next = wanted.first {
+            guard ms >= next else { continue }
+            wanted.removeFirst()
+            detections += try checkOnCores(frame, label: "lp-d3 at \(ms) ms")
+        }
+        XCTAssertTrue(wanted.isEmpty, "the clip reached 10.4 s")
+        XCTAssertGreaterThan(detections, 10)
+    }
+
+    /// `left` with `right` reduced to half its size beside it, on black (BGR).
+    static func sideBySide(_ left: Image, halfSized right: Image) throws -> Image {
+        let width = left.width + right.width / 2, height = max(left.height, right.height / 2)
+        var bytes = [UInt8](repeating: 0, count: width * height * 3)
+        left.withBGRBytes { p, stride in
+            for y in 0..<left.height {
+                for x in 0..<(left.width * 3) { bytes[y * width * 3 + x] = p[y * stride + x] }
+            }
+        }
+        right.withBGRBytes { p, stride in
+            for y in 0..<(right.height / 2) {
+                for x in 0..<(right.width / 2) {
+                    for c in 0..<3 {
+                        // The mean of the 2x2 block.
+                        let sum = Int(p[2 * y * stride + 6 * x + c]) + Int(p[2 * y * stride + 6 * x + 3 + c])
+                            + Int(p[(2 * y + 1) * stride + 6 * x + c]) + Int(p[(2 * y + 1) * stride + 6 * x + 3 + c])
+                        bytes[y * width * 3 + (left.width + x) * 3 + c] = UInt8(sum / 4)
+                    }
+                }
+            }
+        }
+        return try bytes.withUnsafeBytes { try Image(pixels: $0, width: width, height: height, bytesPerRow: width * 3, format: .bgr) }
+    }
 }

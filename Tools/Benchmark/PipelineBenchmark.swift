@@ -77,7 +77,41 @@ func pipelineBenchmark(video: String, repeats: Int) throws {
     print(String(format: "tracked vs HOG on every frame: %.1fx faster; rotation estimate adds %.0f%% (%.2f ms/frame)",
                  every.msPerFrame / tracked.msPerFrame, 100 * (full.msPerFrame / tracked.msPerFrame - 1),
                  full.rotation * 1000 / Double(max(full.frames, 1))))
+    try compareLandmarkFits(video: video)
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     print("peak resident memory: \(usage.ru_maxrss / 1024) MiB (the landmark model alone is ~95 MiB on disk)")
+}
+
+/// The engine's landmark fit (dlib's model with its leaves packed, `fitLandmarks`) against dlib's
+/// own `shape_predictor` (`referenceDlibLandmarks`) on the same grey frames and boxes, in turn
+/// over 3 rounds: the time of each and whether every fit gives the same 68 points.
+func compareLandmarkFits(video: String, frames limit: Int = 60) throws {
+    let model = try LandmarkModel.load()
+    let reader = try VideoReader(path: video)
+    let tracker = try FaceTracker(model: model)
+    let frame = Image()
+    var fits: [(gray: Image, box: Rect)] = []
+    while fits.count < limit, let ms = try reader.read(into: frame) {
+        guard let face = try tracker.process(frame, timestampMilliseconds: ms).face else { continue }
+        let gray = Image()
+        try frame.gray(into: gray)
+        fits.append((gray, face.box))
+    }
+    guard let first = fits.first else { return print("landmark fits: no face in the first frames") }
+    _ = try model.referenceDlibLandmarks(in: first.gray, box: first.box)  // loads dlib's copy of the model
+    let clock = ContinuousClock()
+    var engine: [Double] = [], dlib: [Double] = []
+    var differing = 0
+    for _ in 0..<3 {
+        var start = clock.now
+        let ours = try fits.map { try model.fitLandmarks(in: $0.gray, box: $0.box) }
+        engine.append((clock.now - start).inSeconds * 1000 / Double(fits.count))
+        start = clock.now
+        let theirs = try fits.map { try model.referenceDlibLandmarks(in: $0.gray, box: $0.box) }
+        dlib.append((clock.now - start).inSeconds * 1000 / Double(fits.count))
+        differing += zip(ours, theirs).filter { $0 != $1 }.count
+    }
+    print(String(format: "landmark fit (%d fits x 3 rounds): engine %.3f ms, dlib's shape_predictor %.3f ms (%.2fx); %d fits differ",
+                 fits.count, median(engine), median(dlib), median(dlib) / median(engine), differing))
 }

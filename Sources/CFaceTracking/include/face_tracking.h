@@ -356,11 +356,20 @@ ft_status ft_tracker_process_gray_at(ft_tracker *tracker, const ft_image *frame,
                                      ft_observation *out, ft_error *error);
 
 /**
- * Fits the 68 landmarks in a box (x, y, w, h pixels) of `frame` with the shape predictor, with
- * no tracking or detection; `xy` receives 136 values (x0, y0, x1, y1, ...). For baselines and tools.
+ * Fits the 68 landmarks in a box (x, y, w, h pixels) of `frame` (BGR, or its grey copy) with the
+ * shape predictor, with no tracking or detection; `xy` receives 136 values (x0, y0, x1, y1, ...).
+ * For baselines and tools.
  */
 ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
                            double *xy, ft_error *error);
+
+/**
+ * For tests and benchmarks: the same fit as ft_fit_landmarks with dlib's own
+ * `dlib::shape_predictor` (loaded from the model's file on first use, about 100 MB and 0.5 s),
+ * the reference the engine's packed evaluation must equal.
+ */
+ft_status ft_reference_dlib_fit(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
+                                double *xy, ft_error *error);
 
 /** Runs only the HOG detector on the whole frame at `scale` (upsampling when > 1); boxes in frame pixels. */
 ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,
@@ -377,6 +386,14 @@ int ft_detector_filter_count(const ft_model *model);
  */
 ft_status ft_detect_faces_with_filter(const ft_model *model, const ft_image *frame, double scale, double threshold, int filter,
                                       ft_candidate *out, int capacity, int *count, ft_error *error);
+
+/**
+ * As `ft_detect_faces`, the way the tracker searches a frame: the detector's filters run over one
+ * HOG pyramid at once on the cores (OpenCV's parallel_for_), their detections gathered in filter
+ * order and suppressed as dlib's object_detector does; the same detections, scores and order.
+ */
+ft_status ft_detect_faces_on_cores(const ft_model *model, const ft_image *frame, double scale, double threshold,
+                                   ft_candidate *out, int capacity, int *count, ft_error *error);
 
 /* ------------------------------------------------------------ optical flow */
 
