@@ -725,8 +725,11 @@ ft_status ft_tracker_process_gray_at(ft_tracker *tracker, const ft_image *frame,
     return process(tracker, frame, gray, timestamp_ms, true, out, error);
 }
 
-ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
-                           double *xy, ft_error *error) {
+/// A fit of the 68 landmarks in a box of `frame` by `predict` (the engine's packed predictor or
+/// dlib's own): the argument checks and the grey conversion both share.
+extern "C++" template <typename Predict>
+static ft_status fit_in_box(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
+                            double *xy, ft_error *error, Predict &&predict) {
     if (!model || !frame || !xy) return ft::set_error(error, "fit: null argument"), FT_ERR_ARGUMENT;
     if (frame->empty() || (frame->type() != CV_8UC3 && frame->type() != CV_8UC1))
         return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
@@ -736,18 +739,23 @@ ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double 
         ft::gray_of(*frame, gray);
         dlib::cv_image<unsigned char> image(gray);
         dlib::rectangle rect((long)std::lround(x), (long)std::lround(y), (long)std::lround(x + w), (long)std::lround(y + h));
-        fill_landmarks(model->predictor(image, rect), xy);
+        fill_landmarks(predict(image, rect), xy);
         return FT_OK;
     });
 }
 
+ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
+                           double *xy, ft_error *error) {
+    return fit_in_box(model, frame, x, y, w, h, xy, error,
+                      [&](const dlib::cv_image<unsigned char> &image, const dlib::rectangle &rect) {
+                          return model->predictor(image, rect);
+                      });
+}
+
 ft_status ft_reference_dlib_fit(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
                                 double *xy, ft_error *error) {
-    if (!model || !frame || !xy) return ft::set_error(error, "fit: null argument"), FT_ERR_ARGUMENT;
-    if (frame->empty() || (frame->type() != CV_8UC3 && frame->type() != CV_8UC1))
-        return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
-    if (!(w > 1 && h > 1) || !std::isfinite(x) || !std::isfinite(y)) return ft::set_error(error, "fit: bad box"), FT_ERR_ARGUMENT;
-    return ft::guarded(error, "fit", [&] {
+    return fit_in_box(model, frame, x, y, w, h, xy, error,
+                      [&](const dlib::cv_image<unsigned char> &image, const dlib::rectangle &rect) {
         // dlib's own shape_predictor for the same file, loaded on first use (tests, benchmarks).
         static std::mutex lock;
         static std::map<std::string, std::unique_ptr<dlib::shape_predictor>> loaded;
@@ -762,12 +770,7 @@ ft_status ft_reference_dlib_fit(const ft_model *model, const ft_image *frame, do
             }
             predictor = slot.get();
         }
-        cv::Mat gray;
-        ft::gray_of(*frame, gray);
-        dlib::cv_image<unsigned char> image(gray);
-        dlib::rectangle rect((long)std::lround(x), (long)std::lround(y), (long)std::lround(x + w), (long)std::lround(y + h));
-        fill_landmarks((*predictor)(image, rect), xy);
-        return FT_OK;
+        return (*predictor)(image, rect);
     });
 }
 
