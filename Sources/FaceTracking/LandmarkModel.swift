@@ -36,22 +36,14 @@ public final class LandmarkModel: @unchecked Sendable {
     /// returns every face with its score, best first (`ft_detect_faces`). HOG finds faces of
     /// about 80 px and more in the scanned image, so choose `scale` from the face size.
     public func detectFaces(in image: Image, scale: Double = 1, threshold: Double = 0) throws(FaceTrackingError) -> [FaceCandidate] {
-        var error = ft_error()
-        var count: Int32 = 0
-        var buffer = [ft_candidate](repeating: ft_candidate(), count: 32)
-        try check(ft_detect_faces(handle, image.handle, scale, threshold, &buffer, Int32(buffer.count), &count, &error), &error)
-        return buffer.prefix(Int(count)).map(FaceCandidate.init)
+        try candidates { ft_detect_faces(handle, image.handle, scale, threshold, $0, $1, &$2, &$3) }
     }
 
     /// As `detectFaces(in:scale:threshold:)`, the way the tracker searches a frame: the
     /// detector's filters run at once on the cores over one HOG pyramid, their detections
     /// gathered and suppressed as dlib does (`ft_detect_faces_on_cores`); the same detections.
     public func detectFacesOnCores(in image: Image, scale: Double = 1, threshold: Double = 0) throws(FaceTrackingError) -> [FaceCandidate] {
-        var error = ft_error()
-        var count: Int32 = 0
-        var buffer = [ft_candidate](repeating: ft_candidate(), count: 32)
-        try check(ft_detect_faces_on_cores(handle, image.handle, scale, threshold, &buffer, Int32(buffer.count), &count, &error), &error)
-        return buffer.prefix(Int(count)).map(FaceCandidate.init)
+        try candidates { ft_detect_faces_on_cores(handle, image.handle, scale, threshold, $0, $1, &$2, &$3) }
     }
 
     /// The number of filters in the HOG detector (`ft_detector_filter_count`): five in dlib's
@@ -63,30 +55,40 @@ public final class LandmarkModel: @unchecked Sendable {
     /// the whole detector scores them (`ft_detect_faces_with_filter`). The tracker confirms a
     /// face with the filter that found it the last time.
     public func detectFaces(in image: Image, scale: Double = 1, threshold: Double = 0, filter: Int) throws(FaceTrackingError) -> [FaceCandidate] {
-        var error = ft_error()
-        var count: Int32 = 0
-        var buffer = [ft_candidate](repeating: ft_candidate(), count: 32)
         let chosen = Int32(clamping: filter)
-        try check(ft_detect_faces_with_filter(handle, image.handle, scale, threshold, chosen, &buffer, Int32(buffer.count), &count, &error), &error)
-        return buffer.prefix(Int(count)).map(FaceCandidate.init)
+        return try candidates { ft_detect_faces_with_filter(handle, image.handle, scale, threshold, chosen, $0, $1, &$2, &$3) }
     }
 
     /// Fits the 68 landmarks in `box` of `image` with no tracking (`ft_fit_landmarks`); for
     /// baselines and tools.
     public func fitLandmarks(in image: Image, box: Rect) throws(FaceTrackingError) -> [Point] {
-        var error = ft_error()
-        var xy = [Double](repeating: 0, count: 136)
-        try check(ft_fit_landmarks(handle, image.handle, box.x, box.y, box.width, box.height, &xy, &error), &error)
-        return (0..<68).map { Point(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
+        try landmarks { ft_fit_landmarks(handle, image.handle, box.x, box.y, box.width, box.height, $0, &$1) }
     }
 
     /// The same fit by dlib's own `shape_predictor` (`ft_reference_dlib_fit`; it loads the model
     /// file again on first use, about 100 MB and 0.5 s): the reference `fitLandmarks` must equal.
     /// For tests and benchmarks.
     public func referenceDlibLandmarks(in image: Image, box: Rect) throws(FaceTrackingError) -> [Point] {
+        try landmarks { ft_reference_dlib_fit(handle, image.handle, box.x, box.y, box.width, box.height, $0, &$1) }
+    }
+    /// The detections a shim call writes: `detect(buffer, capacity, &count, &error)`, 32 at most.
+    private func candidates(
+        _ detect: (UnsafeMutablePointer<ft_candidate>, Int32, inout Int32, inout ft_error) -> ft_status
+    ) throws(FaceTrackingError) -> [FaceCandidate] {
+        var error = ft_error()
+        var count: Int32 = 0
+        var buffer = [ft_candidate](repeating: ft_candidate(), count: 32)
+        let status = buffer.withUnsafeMutableBufferPointer { detect($0.baseAddress!, Int32($0.count), &count, &error) }
+        try check(status, &error)
+        return buffer.prefix(Int(count)).map(FaceCandidate.init)
+    }
+
+    /// The 68 points a shim fit writes: `fit(xy, &error)` into 136 values (x0, y0, x1, ...).
+    private func landmarks(_ fit: (UnsafeMutablePointer<Double>, inout ft_error) -> ft_status) throws(FaceTrackingError) -> [Point] {
         var error = ft_error()
         var xy = [Double](repeating: 0, count: 136)
-        try check(ft_reference_dlib_fit(handle, image.handle, box.x, box.y, box.width, box.height, &xy, &error), &error)
+        let status = xy.withUnsafeMutableBufferPointer { fit($0.baseAddress!, &error) }
+        try check(status, &error)
         return (0..<68).map { Point(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
     }
 }
