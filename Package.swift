@@ -68,7 +68,7 @@ let package = Package(
         // Front ends: video analysis, trace I/O, reports. Depends on the core and the overlay.
         .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking", "LivenessEvidence"]),
         // libwebsockets 4.1 (Debian's libwebsockets-dev), imported by LivenessService only.
-        .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets"),
+        .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets", providers: [.apt(["libwebsockets-dev"])]),
         // The network service: HTTP API and the WebSocket stream on libwebsockets.
         .target(name: "LivenessService", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking", "LivenessEvidence"]),
         // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from

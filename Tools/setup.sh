@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
 # Installs what the engine needs on Debian 12 and prepares the bundled sample recordings.
 # Idempotent and fast when everything is already there. Run as root (or with sudo).
+#
+#   Tools/setup.sh          the engine, the service and the bundled sample (README command 1)
+#   Tools/setup.sh --test   the same plus what the test suite and CI use (README command 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+with_tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) with_tests=1 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    *) echo "setup: unknown argument '$arg' (Tools/setup.sh [--test])" >&2; exit 2 ;;
+  esac
+done
+
+# What the build links and what `liveness analyze` / `liveness serve` use at run time.
+# ../shared/tools/check-setup-covers-build.sh (run by .ci/run) checks that this list covers
+# every header and library the build uses.
 packages=(
   libopencv-dev        # OpenCV 4.6: image decoding, pose, optical flow, drawing, video writing
   libdlib-dev          # dlib 19.24: HOG face detector, 68-point shape predictor
@@ -12,18 +27,24 @@ packages=(
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev  # the video reader: container, decoding, colour conversion
   libpng-dev libjpeg-dev  # image headers checked before decoding; PNG without libpng's warnings
   libsodium-dev        # Ed25519 signatures and SHA-256 of signed reports (report.sig)
-  openssl python3-cryptography  # independent Ed25519/PEM implementations the signing tests check against
+  libwebsockets-dev    # libwebsockets 4.1: the service's HTTP, WebSocket and TLS (liveness serve)
   pkg-config
-  ffmpeg               # builds the sample clips from the astronaut portrait; tests make rotated clips
-  python3 python3-pip unzip
+  ffmpeg               # builds the sample clip from the astronaut portrait
+  python3 python3-pip unzip  # fetch the portrait from the scikit-image wheel
+)
+# What only the tests, the regression suite's generated cases and CI use.
+test_packages=(
   python3-opencv python3-numpy  # Tools/generate_cases.py renders the generated regression cases
+  openssl python3-cryptography  # independent Ed25519/PEM implementations the signing tests check against
   time                 # /usr/bin/time: peak memory per input in Tools/hostile_corpus.py
   chromium             # headless browser for the hosted web flow's real-browser tests
   slurm-wlm munge      # SlurmArrayTests: a throwaway single-node Slurm runs analyze --shard auto (Tools/slurm-test.sh)
   python3-yaml         # ScaleDocTests: the Kubernetes manifest in docs/scale.md parses as YAML
 )
+wanted=("${packages[@]}")
+((with_tests)) && wanted+=("${test_packages[@]}")
 missing=()
-for p in "${packages[@]}"; do
+for p in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
@@ -56,9 +77,11 @@ fi
 # The generated regression cases (Recordings/cases/*/recipe.json) rendered into
 # Recordings/.cache/cases; the generator skips cases that are up to date. It needs the engine
 # for the photo's landmarks; without a build yet, `liveness regress` renders them itself.
-if [ -x .build/release/liveness ]; then
-  /usr/bin/python3 Tools/generate_cases.py
-else
-  echo "setup: the engine is not built yet; 'liveness regress' will render the generated cases"
+if ((with_tests)); then
+  if [ -x .build/release/liveness ]; then
+    /usr/bin/python3 Tools/generate_cases.py
+  else
+    echo "setup: the engine is not built yet; 'liveness regress' and the tests render the generated cases"
+  fi
 fi
 echo "setup: ready"
