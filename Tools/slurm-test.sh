@@ -40,7 +40,7 @@ fail() {
 }
 
 for tool in munged mungekey slurmctld slurmd sbatch squeue scontrol scancel; do
-  command -v "$tool" >/dev/null || cannot_start "$tool is not installed (Tools/setup.sh installs slurm-wlm and munge)"
+  command -v "$tool" >/dev/null || cannot_start "$tool is not installed (Tools/setup.sh --test installs slurm-wlm and munge)"
 done
 [ -x "$liveness" ] || fail "$liveness is not an executable"
 [ -r "$script" ] || fail "$script is missing"

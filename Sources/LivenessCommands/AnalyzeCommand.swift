@@ -9,7 +9,7 @@ public enum AnalyzeCommand {
     public static let spec = CommandSpec(
         name: "analyze",
         overview: "Judge recorded selfie videos: blink and head-turn challenge, autoshot and snapshot, a report per input.",
-        usage: "<input>... [--output <dir>] [--json] [--trace <file>] [--policy <file>] [--allow-weaker-policy] [--seed <n>] [--motion <file>] [--jobs <n>] [--annotate] [--annotate-failed] [--plot] [--force] [--shard <i/n|auto>] [--sign-key <file>]",
+        summary: "Judge recorded selfie videos: verdict, stills and a report per input.",
         arguments: [("<input>...", "Videos or images, or directories of them.")],
         options: [
             .option("--output", "DIR", "Where the per-input folders go (default: liveness-out)."),

@@ -16,34 +16,94 @@ public struct OptionSpec: Sendable {
     public var help: String
     /// May be given several times (values accumulate).
     public var repeatable = false
+    /// Must be given (shown without brackets in the usage line).
+    public var required = false
+    /// The value may be left out (`--scale` alone or `--scale 720`): the next argument is its
+    /// value unless it begins with a dash or there is none; left out, the value is "".
+    public var valueIsOptional = false
+    /// Options that go together (`--tls-cert` with `--tls-key`) share a group name and are
+    /// shown in one bracket of the usage line; they must be next to each other in the list.
+    public var group: String?
 
     public static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, value: nil, help: help) }
-    public static func option(_ name: String, _ value: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(name: name, value: value, help: help, repeatable: repeatable)
+    public static func option(_ name: String, _ value: String, _ help: String, repeatable: Bool = false,
+                              required: Bool = false, group: String? = nil) -> OptionSpec {
+        OptionSpec(name: name, value: value, help: help, repeatable: repeatable, required: required, group: group)
+    }
+    /// An option whose value may be left out (see `valueIsOptional`).
+    public static func optionalValue(_ name: String, _ value: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, value: value, help: help, valueIsOptional: true)
+    }
+
+    /// The option as written on a command line: `--output <dir>`, `--format csv|jsonl` (a value
+    /// of lowercase literal choices is shown as they are), `--json`.
+    public var synopsis: String {
+        guard let value else { return name }
+        let literal = value.contains("|") && value.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "|" || $0 == "-" }
+        let shown = literal ? value : "<\(value.lowercased())>"
+        return name + " " + (valueIsOptional ? "[\(shown)]" : shown)
     }
 }
 
 /// A subcommand's interface, in the shape of swift-argument-parser: OVERVIEW, USAGE,
 /// ARGUMENTS and OPTIONS sections in its help.
 public struct CommandSpec: Sendable {
+    /// The subcommand (`analyze`), or "" for a program without subcommands.
     public var name: String
     public var overview: String
-    public var usage: String
     public var arguments: [(name: String, help: String)]
     public var options: [OptionSpec]
     /// Smallest and largest number of positional arguments.
     public var positionalCount: ClosedRange<Int>
+    /// The executable's name.
+    public var program = "liveness"
+    /// One line for the list of subcommands in `liveness --help`.
+    public var summary: String
+
+    public init(name: String, overview: String, summary: String? = nil, arguments: [(name: String, help: String)],
+                options: [OptionSpec], positionalCount: ClosedRange<Int>, program: String = "liveness") {
+        self.name = name
+        self.overview = overview
+        self.summary = summary ?? overview
+        self.arguments = arguments
+        self.options = options
+        self.positionalCount = positionalCount
+        self.program = program
+    }
+
+    /// What is typed before the arguments: `liveness analyze`.
+    public var commandLine: String { name.isEmpty ? program : "\(program) \(name)" }
+
+    /// The usage line after the command, made from the arguments and options: positional
+    /// arguments first (in brackets when none is required), then every option in its order,
+    /// in brackets unless required, `...` after a repeatable one.
+    public var usage: String {
+        var words: [String] = []
+        let positionals = arguments.map(\.name).joined(separator: " ")
+        if !positionals.isEmpty { words.append(positionalCount.lowerBound == 0 ? "[\(positionals)]" : positionals) }
+        var index = 0
+        while index < options.count {
+            var run = [options[index]]
+            if let group = options[index].group {
+                while index + run.count < options.count, options[index + run.count].group == group { run.append(options[index + run.count]) }
+            }
+            index += run.count
+            let text = run.map(\.synopsis).joined(separator: " ")
+            words.append((run.allSatisfy(\.required) ? text : "[\(text)]") + (run.contains(where: \.repeatable) ? "..." : ""))
+        }
+        return words.joined(separator: " ")
+    }
 
     /// The help text.
     public var help: String {
-        var text = "OVERVIEW: \(overview)\n\nUSAGE: liveness \(name) \(usage)\n"
+        var text = "OVERVIEW: \(overview)\n\nUSAGE: \(commandLine) \(usage)\n"
         if !arguments.isEmpty {
             text += "\nARGUMENTS:\n"
             for a in arguments { text += "  " + pad(a.name, 26) + a.help + "\n" }
         }
         text += "\nOPTIONS:\n"
         for o in options + [.flag("--help", "Show help information.")] {
-            text += "  " + pad(o.name + (o.value.map { " <\($0.lowercased())>" } ?? ""), 26) + o.help + "\n"
+            text += "  " + pad(o.synopsis, 26) + o.help + "\n"
         }
         return text
     }
@@ -80,7 +140,7 @@ public struct CommandSpec: Sendable {
                 inline = String(argument[argument.index(after: equals)...])
             }
             guard let spec = options.first(where: { $0.name == name }) else {
-                throw UsageError("unknown option '\(name)' for 'liveness \(self.name)'")
+                throw UsageError("unknown option '\(name)' for '\(commandLine)'")
             }
             if spec.value == nil {
                 if inline != nil { throw UsageError("option '\(name)' takes no value") }
@@ -90,6 +150,8 @@ public struct CommandSpec: Sendable {
             let value: String
             if let inline {
                 value = inline
+            } else if spec.valueIsOptional, index >= arguments.count || arguments[index].hasPrefix("-") {
+                value = ""
             } else {
                 guard index < arguments.count else { throw UsageError("option '\(name)' needs a value <\(spec.value!.lowercased())>") }
                 value = arguments[index]
@@ -97,6 +159,9 @@ public struct CommandSpec: Sendable {
             }
             if !spec.repeatable, parsed.values[name] != nil { throw UsageError("option '\(name)' given twice") }
             parsed.values[name, default: []].append(value)
+        }
+        if !parsed.help, let missing = options.first(where: { $0.required && parsed.values[$0.name] == nil && !parsed.flags.contains($0.name) }) {
+            throw UsageError("\(missing.synopsis) is required")
         }
         if !parsed.help && !positionalCount.contains(parsed.positionals.count) {
             if parsed.positionals.count < positionalCount.lowerBound {

@@ -99,8 +99,8 @@ public final class Console: @unchecked Sendable {
     }
 
     /// Prints a usage error with the command's usage line; returns exit code 2.
-    func usageError(_ error: UsageError, spec: CommandSpec) -> Int32 {
-        self.error("error: \(error.message)\nusage: liveness \(spec.name) \(spec.usage)\n(see 'liveness \(spec.name) --help')")
+    public func usageError(_ error: UsageError, spec: CommandSpec) -> Int32 {
+        self.error("error: \(error.message)\nusage: \(spec.commandLine) \(spec.usage)\n(see '\(spec.commandLine) --help')")
         return 2
     }
 }

@@ -5,10 +5,11 @@ public enum KeygenCommand {
     public static let spec = CommandSpec(
         name: "keygen",
         overview: "Make an Ed25519 key pair for signing reports: liveness.key (private, mode 0600) and liveness.pub.",
-        usage: "--out <dir>",
+        summary: "Make an Ed25519 key pair for signing reports.",
         arguments: [],
         options: [
-            .option("--out", "DIR", "The folder for liveness.key and liveness.pub (made with mode 0700 if missing); existing keys are never overwritten."),
+            .option("--out", "DIR", "The folder for liveness.key and liveness.pub (made with mode 0700 if missing); existing keys are never overwritten.",
+                    required: true),
         ],
         positionalCount: 0...0)
 

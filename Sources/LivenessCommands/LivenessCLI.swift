@@ -4,27 +4,24 @@ public enum LivenessCLI {
     /// The engine's version, written into every report.
     public static var version: String { LivenessEngine.version }
 
-    public static let help = """
-        OVERVIEW: Liveness analysis of selfie videos: blink and head-turn challenge, autoshot and snapshot.
+    /// The top-level help; the list of subcommands comes from their specs.
+    public static var help: String {
+        let list = specs.keys.sorted().map { "  " + $0.padding(toLength: 24, withPad: " ", startingAt: 0) + specs[$0]!.summary }
+        return """
+            OVERVIEW: Liveness analysis of selfie videos: blink and head-turn challenge, autoshot and snapshot.
 
-        USAGE: liveness <subcommand> [options]
+            USAGE: liveness <subcommand> [options]
 
-        SUBCOMMANDS:
-          analyze                 Judge recorded selfie videos: verdict, stills and a report per input.
-          keygen                  Make an Ed25519 key pair for signing reports.
-          regress                 Run the regression suite: generated cases and labelled real clips.
-          replay                  Judge a face-tracking trace (CSV, JSONL or arkit-trace/1) without video.
-          serve                   Serve the streaming API for camera clients and relying parties.
-          stream                  Stream a recording to 'liveness serve' as a camera would.
-          trace                   Write the face-tracking observations of a video or image, one record per frame.
-          verify                  Check signed reports: signature by a trusted key, report, stills, input.
+            SUBCOMMANDS:
+            \(list.joined(separator: "\n"))
 
-        OPTIONS:
-          --version               Show the version.
-          --help                  Show help information.
+            OPTIONS:
+              --version               Show the version.
+              --help                  Show help information.
 
-        See 'liveness <subcommand> --help' for detailed help.
-        """
+            See 'liveness <subcommand> --help' for detailed help.
+            """
+    }
 
     /// Runs the command line (without the program name); returns the process exit code. When
     /// something could not be written to standard output the exit code is 2 and standard error
@@ -73,7 +70,8 @@ public enum LivenessCLI {
         }
     }
 
-    static var specs: [String: CommandSpec] { ["analyze": AnalyzeCommand.spec, "regress": RegressCommand.spec, "replay": ReplayCommand.spec, "trace": TraceCommand.spec,
+    /// Every subcommand's interface, by name.
+    public static var specs: [String: CommandSpec] { ["analyze": AnalyzeCommand.spec, "regress": RegressCommand.spec, "replay": ReplayCommand.spec, "trace": TraceCommand.spec,
                                           "serve": ServeCommand.spec, "stream": StreamCommand.spec,
                                           "keygen": KeygenCommand.spec, "verify": VerifyCommand.spec] }
 }

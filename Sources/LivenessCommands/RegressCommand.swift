@@ -7,8 +7,8 @@ public enum RegressCommand {
     public static let spec = CommandSpec(
         name: "regress",
         overview: "Run the regression suite: generated cases with expected outcomes, and the labelled real clips.",
-        usage: "[<dir> ...] [--jobs <n>] [--recordings <dir>] [--no-real] [--no-generate]",
-        arguments: [("<dir>", "Folders of case folders with recipe.json and expected.json (default: Recordings/cases).")],
+        summary: "Run the regression suite: generated cases and labelled real clips.",
+        arguments: [("<dir>...", "Folders of case folders with recipe.json and expected.json (default: Recordings/cases).")],
         options: [
             .option("--jobs", "N", "Worker threads (default: the number of cores)."),
             .option("--recordings", "DIR", "The real clips with labels.json (default: $LIVENESS_RECORDINGS or ../shared/recordings)."),

@@ -8,7 +8,7 @@ public enum ReplayCommand {
     public static let spec = CommandSpec(
         name: "replay",
         overview: "Judge a face-tracking trace (this engine's CSV or JSONL, or arkit-trace/1) without video.",
-        usage: "<trace> [--json] [--policy <file>] [--allow-weaker-policy] [--seed <n>] [--output <file>]",
+        summary: "Judge a face-tracking trace (CSV, JSONL or arkit-trace/1) without video.",
         arguments: [("<trace>", "A trace written by 'liveness trace' (CSV or JSONL) or an arkit-trace/1 file.")],
         options: [
             .flag("--json", "Print the full report (liveness-report/1) as JSON instead of one line."),

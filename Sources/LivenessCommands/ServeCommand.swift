@@ -14,14 +14,14 @@ public enum ServeCommand {
     public static let spec = CommandSpec(
         name: "serve",
         overview: "Serve the streaming API: sessions, a WebSocket frame stream, results, uploads (docs/stream-protocol.md).",
-        usage: "[--host <addr>] [--port <n>] [--token-file <file>] [--tls-cert <file> --tls-key <file>] [--max-sessions <n>] [--workers <n>] [--policy <file>] [--allow-weaker-policy] [--sign-key <file>] [--demo]",
+        summary: "Serve the streaming API for camera clients and relying parties.",
         arguments: [],
         options: [
             .option("--host", "ADDR", "Address to bind (default 127.0.0.1; any other needs --token-file)."),
             .option("--port", "N", "TCP port (default 8080; 0 picks a free one, printed at start)."),
             .option("--token-file", "FILE", "The API token relying parties present (Authorization: Bearer), first line of FILE."),
-            .option("--tls-cert", "FILE", "PEM certificate: serve HTTPS and WSS (with --tls-key)."),
-            .option("--tls-key", "FILE", "PEM private key of the certificate."),
+            .option("--tls-cert", "FILE", "PEM certificate: serve HTTPS and WSS (with --tls-key).", group: "tls"),
+            .option("--tls-key", "FILE", "PEM private key of the certificate.", group: "tls"),
             .option("--max-sessions", "N", "Sessions created or streaming at once (default 16)."),
             .option("--workers", "N", "Frame worker threads (default: the number of cores)."),
             .option("--policy", "FILE", "The policy sessions are judged with (JSON; absent keys keep the defaults)."),

@@ -9,13 +9,13 @@ public enum StreamCommand {
     public static let spec = CommandSpec(
         name: "stream",
         overview: "Stream a recording to 'liveness serve' as a camera client would, and print the events.",
-        usage: "<url> <video> [--realtime] [--fps <n>] [--format raw|bgr|jpeg] [--token-file <file>] [--ca-file <file>] [--insecure] [--json]",
+        summary: "Stream a recording to 'liveness serve' as a camera would.",
         arguments: [("<url>", "The service, e.g. http://127.0.0.1:8080 (https:// for TLS)."),
                     ("<video>", "A recording (or image) whose frames are sent in order with their timestamps.")],
         options: [
             .flag("--realtime", "Send frames at the recording's pace (as a camera would); default: as fast as the server acknowledges them."),
             .option("--fps", "N", "Send at most N frames per second of the recording (the others are skipped)."),
-            .option("--format", "FORMAT", "raw (default: the decoder's I420 planes, or BGR when the picture is not upright 8-bit 4:2:0; the server sees exactly the decoded frames), bgr or jpeg."),
+            .option("--format", "raw|bgr|jpeg", "raw (default: the decoder's I420 planes, or BGR when the picture is not upright 8-bit 4:2:0; the server sees exactly the decoded frames), bgr or jpeg."),
             .option("--token-file", "FILE", "The service's API token, to create the session and read its report."),
             .option("--ca-file", "FILE", "PEM certificates to trust for https:// (the service's own when self-signed)."),
             .flag("--insecure", "Accept any TLS certificate (testing only)."),

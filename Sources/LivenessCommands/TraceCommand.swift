@@ -8,10 +8,10 @@ public enum TraceCommand {
     public static let spec = CommandSpec(
         name: "trace",
         overview: "Write the face-tracking observations of a video or image, one record per frame.",
-        usage: "<input> [--format csv|jsonl] [--output <file>] [--landmarks] [--policy <file>] [--allow-weaker-policy] [--seed <n>] [--motion <file>]",
+        summary: "Write the face-tracking observations of a video or image, one record per frame.",
         arguments: [("<input>", "A video (MP4, MOV, AVI, ...) or an image (JPEG, PNG).")],
         options: [
-            .option("--format", "FORMAT", "csv (default) or jsonl."),
+            .option("--format", "csv|jsonl", "csv (default) or jsonl."),
             .option("--output", "FILE", "Write the trace to FILE instead of standard output."),
             .flag("--landmarks", "Also write the 68 landmarks of each frame."),
             .option("--policy", "FILE", "A JSON policy file (absent keys keep the defaults)."),

@@ -10,7 +10,7 @@ public enum VerifyCommand {
     public static let spec = CommandSpec(
         name: "verify",
         overview: "Check signed reports: the signature by a trusted key, report.json, the stills and optionally the input.",
-        usage: "<folder-or-report>... [--public-key <file>]... [--input <file>]",
+        summary: "Check signed reports: signature by a trusted key, report, stills, input.",
         arguments: [("<folder-or-report>...", "Report folders (report.json + report.sig), report.json or report.sig files, or a folder of report folders.")],
         options: [
             .option("--public-key", "FILE", "A trusted public key (liveness.pub); may be repeated. Default: the file named by $LIVENESS_PUBLIC_KEY.", repeatable: true),

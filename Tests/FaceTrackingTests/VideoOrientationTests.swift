@@ -288,7 +288,7 @@ final class VideoOrientationTests: XCTestCase {
     /// the stream's display matrix): a, b, c, d in 16.16 fixed point, no translation.
     static func setTrackMatrix(of path: String, a: Int32, b: Int32, c: Int32, d: Int32) throws {
         var data = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard let range = data.range(of: Data("tkhd".utf8)) else { throw XCTSkip("no tkhd box in \(path)") }
+        guard let range = data.range(of: Data("tkhd".utf8)) else { throw Skip.unavailable("no tkhd box in \(path)") }
         let version = data[range.upperBound]
         // version/flags (4), times and ids (20 or 32), reserved (8), layer..volume (8).
         let matrix = range.upperBound + 4 + (version == 1 ? 32 : 20) + 8 + 8

@@ -98,7 +98,7 @@ final class VideoReaderTests: XCTestCase {
                            "-of", "csv=p=0", path]
         let pipe = Pipe()
         probe.standardOutput = pipe
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe") else { throw XCTSkip("ffprobe is not installed") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe") else { throw Skip.unavailable("ffprobe is not installed") }
         try probe.run()
         let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         probe.waitUntilExit()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Independent implementations the signing tests compare with: Python's json and hashlib, the
@@ -15,7 +16,7 @@ enum ExternalTools {
     /// Runs `tool` (an absolute path) with `arguments`, feeding `input` on standard input.
     static func run(_ tool: String, _ arguments: [String], input: Data = Data()) throws -> Output {
         guard FileManager.default.isExecutableFile(atPath: tool) else {
-            throw XCTSkip("\(tool) is not installed: run Tools/setup.sh")
+            throw Skip.unavailable("\(tool) is not installed: run Tools/setup.sh --test")
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-tool-\(UUID().uuidString)")
         try input.write(to: scratch.appendingPathExtension("in"))
@@ -42,7 +43,7 @@ enum ExternalTools {
     /// Skips unless Python's `cryptography` package is importable.
     static func requireCryptography() throws {
         let probe = try python("import cryptography.hazmat.primitives.asymmetric.ed25519")
-        if probe.status != 0 { throw XCTSkip("python3-cryptography is not installed: run Tools/setup.sh") }
+        if probe.status != 0 { throw Skip.unavailable("python3-cryptography is not installed: run Tools/setup.sh --test") }
     }
 
     static func openssl(_ arguments: [String], input: Data = Data()) throws -> Output {

@@ -173,7 +173,7 @@ final class AnalyzeOutputsTests: XCTestCase {
         do {
             try RegressSuite.generate(directory: cases, model: try LandmarkModel.load()) { _ in }
         } catch {
-            throw XCTSkip("the generated cases cannot be produced: \(error)")
+            throw Skip.unavailable("the generated cases cannot be produced: \(error)")
         }
     }
 

@@ -24,6 +24,24 @@ final class HelpSnapshotTests: XCTestCase {
     func testAnalyzeHelp() throws { try check(["analyze", "--help"], "analyze") }
     func testKeygenHelp() throws { try check(["keygen", "--help"], "keygen") }
     func testVerifyHelp() throws { try check(["verify", "--help"], "verify") }
+    func testReplayHelp() throws { try check(["replay", "--help"], "replay") }
+    func testRegressHelp() throws { try check(["regress", "--help"], "regress") }
+    func testServeHelp() throws { try check(["serve", "--help"], "serve") }
+    func testStreamHelp() throws { try check(["stream", "--help"], "stream") }
+    /// liveness-bench's help, from the same spec that parses its arguments.
+    func testBenchmarkHelp() throws {
+        let url = Fixtures.packageRoot.appendingPathComponent("Tests/LivenessKitTests/Snapshots/liveness-bench.txt")
+        let help = BenchmarkOptions.spec.help
+        if ProcessInfo.processInfo.environment["UPDATE_SNAPSHOTS"] == "1" { try help.write(to: url, atomically: true, encoding: .utf8) }
+        XCTAssertEqual(help, try String(contentsOf: url, encoding: .utf8), "UPDATE_SNAPSHOTS=1 rewrites \(url.path)")
+    }
+    /// Every subcommand has a snapshot test above, and the top-level help lists every one.
+    func testEveryHelpTextHasASnapshot() throws {
+        let folder = Fixtures.packageRoot.appendingPathComponent("Tests/LivenessKitTests/Snapshots")
+        let snapshots = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path).map { ($0 as NSString).deletingPathExtension })
+        XCTAssertEqual(snapshots, Set(LivenessCLI.specs.keys).union(["liveness", "liveness-bench"]))
+        for name in LivenessCLI.specs.keys { XCTAssertTrue(LivenessCLI.help.contains("\n  \(name) "), name) }
+    }
     func testHelpSubcommandMatchesFlag() throws {
         let a = Console.capturing(), b = Console.capturing()
         _ = LivenessCLI.run(["help", "analyze"], console: a)

@@ -1,5 +1,6 @@
 import FaceTracking
 import Foundation
+import TestSupport
 import XCTest
 
 import LivenessCommands
@@ -20,7 +21,7 @@ final class RegressionSuiteTests: XCTestCase {
         do {
             try RegressSuite.generate(directory: cases, model: model) { _ in }
         } catch {
-            throw XCTSkip("the generated cases cannot be produced: \(error)")
+            throw Skip.unavailable("the generated cases cannot be produced: \(error)")
         }
         let suite = RegressSuite(caseDirectories: [cases], realDirectory: RegressSuite.defaultRealDirectory(packageRoot: packageRoot))
         suite.generate = false

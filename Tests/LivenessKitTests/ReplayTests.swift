@@ -3,6 +3,7 @@ import Foundation
 import LivenessCore
 import LivenessCommands
 import LivenessKit
+import TestSupport
 import XCTest
 
 /// Builds `arkit-trace/1` text line by line, the way a phone app would write it.
@@ -447,7 +448,7 @@ final class RecordingReplayTests: XCTestCase {
     func testReplayingAnEngineTraceOfARealClipGivesTheAnalysisVerdict() throws {
         let clip = try recordings().appendingPathComponent("vr-face3-talking-blinks.mp4").path
         guard FileManager.default.fileExists(atPath: clip) else {
-            throw XCTSkip("\(clip) is absent: set LIVENESS_RECORDINGS to the shared recordings folder to run this test")
+            throw Skip.sharedFootage("vr-face3-talking-blinks.mp4", at: (clip as NSString).deletingLastPathComponent)
         }
         let dir = try temporaryDirectory(self)
         let csv = dir.appendingPathComponent("clip.csv").path

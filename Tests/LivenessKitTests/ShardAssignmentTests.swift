@@ -1,5 +1,6 @@
 import LivenessCommands
 import LivenessKit
+import TestSupport
 import XCTest
 
 /// `--shard I/N` and `--shard auto` resolved from schedulers' environments. The Slurm
@@ -187,7 +188,7 @@ final class ShardAssignmentTests: XCTestCase {
     func testAnalyzeSaysWhyAutoFoundNoShard() throws {
         let environment = ProcessInfo.processInfo.environment
         if ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"].contains(where: { environment[$0] != nil }) {
-            throw XCTSkip("the tests run inside an array task; analyze --shard auto would find it")
+            throw Skip.unavailable("the tests run inside an array task; analyze --shard auto would find it")
         }
         let console = Console.capturing()
         XCTAssertEqual(LivenessCLI.run(["analyze", "/nonexistent.mp4", "--shard", "auto", "--output", "/nonexistent"], console: console), 2)

@@ -32,7 +32,7 @@ final class SlurmArrayTests: XCTestCase {
         print(String(format: "SlurmArrayTests: %d inputs; one-machine run %.1f s; Slurm (start, 4-task array, requeue, stop) %.1f s",
                      expected.count, arrayStarted.timeIntervalSince(started), Date().timeIntervalSince(arrayStarted)))
         if run.status == 77 {
-            throw XCTSkip("Slurm cannot run here: \(run.errors.split(separator: "\n").filter { $0.contains("SKIP") }.joined(separator: "; "))"
+            throw Skip.unavailable("Slurm cannot run here: \(run.errors.split(separator: "\n").filter { $0.contains("SKIP") }.joined(separator: "; "))"
                 + "\n\(run.errors)")
         }
         XCTAssertEqual(run.status, 0, "Tools/slurm-test.sh failed:\n\(run.errors)")

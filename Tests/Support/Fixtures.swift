@@ -20,7 +20,7 @@ public enum Fixtures {
     public static func shared(_ name: String) throws -> String {
         let url = sharedRecordings.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw XCTSkip("real footage \(name) is not at \(sharedRecordings.path); set LIVENESS_RECORDINGS to run this test")
+            throw Skip.sharedFootage(name, at: sharedRecordings.path)
         }
         return url.path
     }
@@ -35,7 +35,7 @@ public enum Fixtures {
             CaseRendering.renderOnce()
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw XCTSkip("\(name) has not been generated: run Tools/setup.sh\(CaseRendering.failure.map { " (rendering failed: \($0))" } ?? "")")
+            throw Skip.unavailable("\(name) has not been generated: run Tools/setup.sh --test\(CaseRendering.failure.map { " (rendering failed: \($0))" } ?? "")")
         }
         return url.path
     }
@@ -52,7 +52,7 @@ public enum Fixtures {
     public static func ffmpeg(_ arguments: [String]) throws {
         let candidates = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"]
         guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw XCTSkip("ffmpeg is not installed: run Tools/setup.sh")
+            throw Skip.unavailable("ffmpeg is not installed: run Tools/setup.sh --test")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
@@ -72,7 +72,7 @@ extension Fixtures {
             packageRoot.appendingPathComponent(".build/debug/liveness").path,
         ]
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw XCTSkip("the liveness executable is not built beside the tests (swift build)")
+            throw Skip.unavailable("the liveness executable is not built beside the tests (swift build)")
         }
         return found
     }
@@ -92,8 +92,8 @@ extension Fixtures {
         let executable = try livenessExecutable()
         let process = Process()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-run-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: scratch.path + ".out", contents: nil)
-        FileManager.default.createFile(atPath: scratch.path + ".err", contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.path + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.path + ".err", contents: nil)
         defer {
             try? FileManager.default.removeItem(atPath: scratch.path + ".out")
             try? FileManager.default.removeItem(atPath: scratch.path + ".err")
@@ -149,6 +149,42 @@ enum CaseRendering {
         process.waitUntilExit()
         if process.terminationStatus != 0 {
             failure = String(decoding: message.suffix(500), as: UTF8.self)
+        }
+    }
+}
+
+/// Skips. A test may skip for one reason only without anyone asking why: the optional shared
+/// footage (`../shared/recordings`) is not on this machine. Every other reason (a tool not
+/// installed, a case that did not render, a browser that did not start) is a machine that
+/// cannot run the suite, and in CI that must not pass quietly: with `CI=true` or
+/// `LIVENESS_STRICT_SKIPS=1` these become failures that print the reason. `.ci/run` also reads
+/// the test log and fails on any skip whose reason does not begin with `sharedFootagePrefix`.
+public enum Skip {
+    /// Every skip for absent shared footage begins with this text (`.ci/run` looks for it).
+    public static let sharedFootagePrefix = "needs the shared footage:"
+
+    /// Whether skips other than for the shared footage fail.
+    public static var strict: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["LIVENESS_STRICT_SKIPS"] == "1" || environment["CI"] == "true"
+    }
+
+    /// The skip for a test that needs the shared footage, which is not at `path`.
+    public static func sharedFootage(_ what: String, at path: String) -> XCTSkip {
+        XCTSkip("\(sharedFootagePrefix) \(what) is not at \(path); set LIVENESS_RECORDINGS to run this test")
+    }
+
+    /// A skip for any other reason: an `XCTSkip` on a developer's machine, a failure in CI.
+    public static func unavailable(_ reason: String, file: StaticString = #filePath, line: UInt = #line) -> Error {
+        if strict { return UnexpectedSkip(reason: reason) }
+        return XCTSkip(reason, file: file, line: line)
+    }
+
+    /// Thrown instead of a skip in CI; XCTest records it as a failure with this text.
+    public struct UnexpectedSkip: Error, CustomStringConvertible {
+        public var reason: String
+        public var description: String {
+            "this test would skip, and in CI only the shared footage may be absent: \(reason)"
         }
     }
 }

@@ -94,7 +94,7 @@ public final class RegressSuite: @unchecked Sendable {
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw GenerationError(description: "the generator failed (\(python) \(script)); run Tools/setup.sh to install python3-opencv and ffmpeg:\n" + output)
+            throw GenerationError(description: "the generator failed (\(python) \(script)); run Tools/setup.sh --test to install python3-opencv:\n" + output)
         }
         if let last = output.split(separator: "\n").last { log(String(last)) }
     }

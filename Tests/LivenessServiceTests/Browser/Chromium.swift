@@ -26,7 +26,7 @@ final class Chromium {
     /// the permission prompt answered yes unless `promptForCamera`; nil: no fake camera at all.
     init(in directory: URL, fakeCamera: String?, promptForCamera: Bool = false) throws {
         guard let executable = Self.executable else {
-            throw XCTSkip("chromium is not installed (Tools/setup.sh installs Debian's chromium); the browser tests cannot run")
+            throw Skip.unavailable("chromium is not installed (Tools/setup.sh --test installs Debian's chromium); the browser tests cannot run")
         }
         let profile = directory.appendingPathComponent("chromium-profile")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
@@ -53,7 +53,7 @@ final class Chromium {
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
         do { try process.run() } catch {
-            throw XCTSkip("chromium could not start: \(error)")
+            throw Skip.unavailable("chromium could not start: \(error)")
         }
         // Chromium writes the port it picked to DevToolsActivePort in the profile.
         let portFile = profile.appendingPathComponent("DevToolsActivePort")
@@ -71,7 +71,7 @@ final class Chromium {
         guard let port else {
             let tail = Self.tail(of: log)
             Self.stop(process)
-            throw XCTSkip("chromium could not start (no DevTools port within 45 s): \(tail)")
+            throw Skip.unavailable("chromium could not start (no DevTools port within 45 s): \(tail)")
         }
         devToolsPort = port
     }

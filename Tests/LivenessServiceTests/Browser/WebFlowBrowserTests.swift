@@ -185,7 +185,7 @@ final class WebFlowBrowserTests: XCTestCase {
         let file = directory.appendingPathComponent("frame-\(UUID().uuidString).jpg")
         try Data(jpeg).write(to: file)
         let tool = "/usr/bin/ffprobe"
-        guard FileManager.default.isExecutableFile(atPath: tool) else { throw XCTSkip("ffprobe is not installed: run Tools/setup.sh") }
+        guard FileManager.default.isExecutableFile(atPath: tool) else { throw Skip.unavailable("ffprobe is not installed: run Tools/setup.sh --test") }
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: tool)
@@ -441,7 +441,7 @@ final class WebFlowBrowserTests: XCTestCase {
         try page.call("Browser.grantPermissions", ["permissions": ["videoCapture"], "origin": server.url])
         try open(page, server.url + "/")
         let devices = try page.evaluate("navigator.mediaDevices.enumerateDevices().then((d) => d.filter((x) => x.kind === 'videoinput').length)") as? Int
-        if let devices, devices > 0 { throw XCTSkip("this machine has a camera: the no-camera screen cannot be shown") }
+        if let devices, devices > 0 { throw Skip.unavailable("this machine has a camera: the no-camera screen cannot be shown") }
         try page.click("#verify")
         let end = try wait(page, for: "the no-camera screen", timeout: 30) { !["scan", "landing"].contains($0.screen) }
         XCTAssertEqual(end.screen, "nocamera")
