@@ -59,6 +59,9 @@ public enum AnalyzeCommand {
                 inputs = inputs.shard(shard.index, of: shard.count)
                 if argument == "auto" {
                     console.error("shard \(shard.index)/\(shard.count) from \(shard.source): \(inputs.entries.count) of \(total) inputs")
+                } else if inputs.entries.isEmpty {
+                    // Not an error (an array with more tasks than inputs has empty shards), but said.
+                    console.error("shard \(shard.index)/\(shard.count) holds none of the \(total) inputs: nothing to analyse")
                 }
             }
         } catch let error as UsageError {
@@ -100,6 +103,11 @@ public enum AnalyzeCommand {
             if showProgress { console.status(progressBar(done, total)) }
         }
         if showProgress { console.status("\r\u{1B}[K") }
+        if let signal = Interruption.signal {
+            let finished = results.filter { $0.report?.verdict.reason != .cancelled && $0.error == nil }.count
+            console.error("interrupted by \(Interruption.name(signal)): \(finished) of \(inputs.entries.count) inputs analysed; a rerun analyses the others")
+            return 128 + signal
+        }
         if results.contains(where: { $0.error != nil }) || !inputs.emptyDirectories.isEmpty { return 2 }
         return results.allSatisfy({ $0.report?.verdict.status == .passed }) ? 0 : 1
     }

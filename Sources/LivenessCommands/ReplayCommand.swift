@@ -30,6 +30,7 @@ public enum ReplayCommand {
             let path = parsed.positionals[0]
             let clock = ContinuousClock()
             let start = clock.now
+            try OutputGuard.check(output: parsed.value("--output"), option: "--output", inputs: [path, parsed.value("--policy")])
             let reader = try TraceReader(path: path)
             let outcome = try TraceReplay.run(reader, policy: policy, seed: seed)
             let elapsed = clock.now - start

@@ -34,6 +34,8 @@ public enum TraceCommand {
             let policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
             let seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
             let input = parsed.positionals[0]
+            try OutputGuard.check(output: parsed.value("--output"), option: "--output",
+                                  inputs: [input, parsed.value("--motion"), parsed.value("--policy")])
             let source = try FrameSource(path: input)
             let sink = try parsed.value("--output").map { path throws(InputError) in try OutputSink(path: path) } ?? console.standardOutputSink()
             let writer = TraceWriter(sink: sink, format: format, landmarks: parsed.has("--landmarks"))
@@ -49,7 +51,10 @@ public enum TraceCommand {
                                               parallelStages: ProcessInfo.processInfo.activeProcessorCount > 1)
             // A trace is a measurement: every frame's residual, not only those the verdict reads.
             session.processor.planarResidualOnEveryFrame = true
-            let outcome = try session.run { step in writer.write(step.record) }
+            let outcome = try session.run { step in
+                if Interruption.signal != nil { throw Interruption.error(path: input) }
+                writer.write(step.record)
+            }
             try writer.finish()
             for warning in outcome.warnings { console.error("warning: \(Console.printable(warning))") }
             return 0
@@ -57,6 +62,7 @@ public enum TraceCommand {
             return console.usageError(error, spec: spec)
         } catch {
             console.error("error: \(Console.printable("\(error)"))")
+            if let signal = Interruption.signal { return 128 + signal }
             return 2
         }
     }

@@ -6,10 +6,17 @@ import Glibc
 ///
 /// Nothing written is lost silently: the first write error (a full disk, `/dev/full`, a closed
 /// pipe) is kept, later writes are dropped, and `finish()` throws it naming the destination.
+///
+/// A file is written whole or not at all: into `<path>.tmp-<pid>` beside it, renamed over `path`
+/// by a `finish()` that succeeds. A run that fails, is killed or fills the disk leaves an
+/// existing file as it was, never a truncated one that looks complete (a device or a pipe, which
+/// cannot be renamed over, is written directly).
 public final class OutputSink {
     private let descriptor: Int32
     private let owned: Bool
     private var closed = false
+    /// The temporary file written until `finish()` renames it to `name`.
+    private var temporary: String?
     private var buffer: [UInt8] = []
     /// What the sink writes to, for messages: the file's path or "standard output".
     public let name: String
@@ -25,8 +32,16 @@ public final class OutputSink {
     /// whatever the umask).
     public init(path: String, mode: mode_t = 0o644) throws(InputError) {
         guard !path.isEmpty else { throw InputError(path: path, problem: "an empty path is not a file name") }
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        var existing = stat()
+        let special = stat(path, &existing) == 0 && (existing.st_mode & S_IFMT) != S_IFREG
+        let target = special ? path : TemporaryFiles.name(for: path)
+        if !special { TemporaryFiles.removeStale(of: path) }
+        let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw InputError(path: path, problem: "cannot write: \(String(cString: strerror(errno)))") }
+        if !special {
+            TemporaryFiles.register(target)
+            temporary = target
+        }
         var info = stat()
         if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { fchmod(fd, mode) }
         descriptor = fd
@@ -41,6 +56,13 @@ public final class OutputSink {
     }
 
     deinit {
+        if let temporary {
+            // Never finished: the run failed or was abandoned; the destination keeps what it had.
+            if !closed { close(descriptor) }
+            unlink(temporary)
+            TemporaryFiles.forget(temporary)
+            return
+        }
         flush()
         if owned && !closed { close(descriptor) }
     }
@@ -80,6 +102,12 @@ public final class OutputSink {
             if failure == nil, fsync(descriptor) != 0, errno != EINVAL, errno != EROFS { failure = errno }
             if close(descriptor) != 0, failure == nil, errno != EINTR { failure = errno }
             closed = true
+            if let temporary {
+                if failure == nil, rename(temporary, name) != 0 { failure = errno }
+                if failure != nil { unlink(temporary) }
+                TemporaryFiles.forget(temporary)
+                self.temporary = nil
+            }
         }
         if let failure { throw InputError(path: name, problem: "cannot write: \(String(cString: strerror(failure)))") }
     }

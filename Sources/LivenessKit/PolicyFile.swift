@@ -45,12 +45,9 @@ public enum PolicyFile {
         }
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch let DecodingError.dataCorrupted(context) {
-            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            throw InputError(path: path, problem: "not valid JSON (\(underlying ?? context.debugDescription))")
+            value = try JSONValue.parse(bytes)
         } catch {
-            throw InputError(path: path, problem: "not valid JSON")
+            throw InputError(path: path, problem: error.message)
         }
         guard case let .object(members) = value else {
             throw InputError(path: path, problem: "a policy file holds one JSON object of policy keys, not \(value.typeName)")

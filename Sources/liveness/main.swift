@@ -1,4 +1,5 @@
 import LivenessCommands
+import LivenessKit
 
 #if canImport(Glibc)
 import Glibc
@@ -17,5 +18,10 @@ for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descr
         close(null)
     }
     if descriptor == STDOUT_FILENO { console.markStandardOutputClosed() }
+}
+// The commands that write files stop cleanly on SIGINT, SIGTERM and SIGHUP: no temporaries left,
+// an interrupted input's report says so (the service handles its own signals).
+if let command = CommandLine.arguments.dropFirst().first, ["analyze", "trace", "replay", "regress"].contains(command) {
+    Interruption.install()
 }
 exit(LivenessCLI.run(Array(CommandLine.arguments.dropFirst()), console: console))

@@ -102,6 +102,28 @@ final class PolicyFileTests: XCTestCase {
         XCTAssertEqual(try problem(" \n"), "the policy file is empty; write {} for the defaults")
     }
 
+    /// Issue 27: with a key twice, Foundation applied the first value while Python and jq read
+    /// the last, so a reviewer saw another policy than the one applied. Refused, naming the key.
+    func testADuplicateKeyIsRefusedAndDeepNestingHasItsOwnMessage() throws {
+        let duplicate = try problem(#"{"turnYawDegrees": 30, "blinkClosureThreshold": 0.3, "turnYawDegrees": 7.5}"#)
+        XCTAssertTrue(duplicate.hasPrefix(#"duplicate key "turnYawDegrees" at byte "#), duplicate)
+        // Python's json module, an independent reader, takes the last value: the two readings differ.
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", #"import json; print(json.loads('{"a": 30, "a": 7.5}')["a"])"#]
+        let out = Pipe()
+        python.standardOutput = out
+        try python.run()
+        python.waitUntilExit()
+        XCTAssertEqual(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "7.5\n")
+        // Deep but valid JSON is not "not valid JSON".
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        let message = try problem(#"{"turnYawDegrees": "# + deep + "}")
+        XCTAssertTrue(message.hasPrefix("valid JSON but nested more than 64 levels deep"), message)
+        XCTAssertEqual(try problem(#"{"turnYawDegrees": "# + String(repeating: "[", count: 10) + String(repeating: "]", count: 10) + "}"),
+                       "policy key 'turnYawDegrees' must be a number from 0.5 to 90 (°), not an array")
+    }
+
     func testFileProblems() throws {
         XCTAssertThrowsError(try PolicyFile.load(dir.appendingPathComponent("none.json").path)) { e in
             XCTAssertEqual((e as? InputError)?.problem, "no such policy file")

@@ -205,6 +205,7 @@ final class TraceErrorTests: XCTestCase {
             (#"{"face": false}"#, "missing key 't'"),
             (#"{"t": "1000.1", "face": false}"#, "'t' must be a number, not a string"),
             (#"{"t": 1000.1, "face": tru}"#, "not valid JSON"),
+            (#"{"t": 1000.1, "face": false, "face": true}"#, #"duplicate key "face""#),
             (#"[1000.1, true]"#, "expected a JSON object"),
             (#"{"t": 1000.1, "face": true, "eyeBlinkLeft": 0.1, "eyeBlinkRight": 0.1, "yaw": 0, "faceCenter": [0.5, 0.5, 0.5]}"#, "must hold 2 numbers"),
             (#"{"t": 1000.1, "face": true, "eyeBlinkLeft": 1.5, "eyeBlinkRight": 0.1, "yaw": 0, "faceCenter": [0.5, 0.5]}"#, "0...1"),

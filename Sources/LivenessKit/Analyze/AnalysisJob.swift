@@ -46,11 +46,26 @@ public struct JobResult: Sendable {
 /// Analyses one input into its output folder: `report.json` (written atomically), the stills
 /// when the verdict is `passed`, and on request the trace, the annotated video and the plot.
 public enum AnalysisJob {
+    /// The files `analyze` may write in an input's folder (besides the trace, wherever it goes).
+    static let folderFiles = ["report.json", "autoshot.jpg", "snapshot.jpg", "annotated.mp4", "timeline.png",
+                              EvidenceFolder.signatureName]
+
     public static func run(input: String, folder: String, options: AnalyzeOptions, model: LandmarkModel) -> JobResult {
         let reportPath = folder + "/report.json"
         var result = JobResult(input: input, folder: folder)
+        // An output that is the input (or its motion sidecar) would destroy it: refuse before
+        // anything is written, not even a report.
+        do {
+            for name in folderFiles {
+                try OutputGuard.check(output: folder + "/" + name, option: "the output folder's \(name)", inputs: [input, options.motionPath])
+            }
+            try OutputGuard.check(output: options.tracePath, option: "--trace", inputs: [input, options.motionPath])
+        } catch {
+            result.error = error
+            return result
+        }
         if !options.force, let existing = completeReport(at: reportPath), existing.input.path == input,
-           ReportSealing.isSealed(folder: folder, key: options.signingKey) {
+           ReportSealing.isSealed(folder: folder, key: options.signingKey), requestedOutputsExist(folder: folder, options: options) {
             result.report = existing
             result.skipped = true
             return result
@@ -60,9 +75,12 @@ public enum AnalysisJob {
             result.report = try analyse(input: input, folder: folder, options: options, model: model)
         } catch {
             result.error = error
-            // Record the failure where the report would be, so a batch's folder says what happened.
+            // Record the failure where the report would be, so a batch's folder says what happened,
+            // and take away what an earlier run of the input left: a folder never holds stills (or
+            // a face video) its report does not release, nor a plot of another run.
+            for name in ["autoshot.jpg", "snapshot.jpg", "annotated.mp4", "timeline.png"] { unlink(folder + "/" + name) }
             var machine = LivenessMachine(policy: options.policy, seed: options.seed)
-            _ = machine.finish(.invalidInput)
+            _ = machine.finish(Interruption.signal != nil ? .cancelled : .invalidInput)
             let report = LivenessReport(machine: machine, input: ReportInput(path: input, kind: .video), wallSeconds: 0,
                                         stills: (nil, nil), warnings: [], error: error.description)
             result.report = report
@@ -80,13 +98,23 @@ public enum AnalysisJob {
         return report.input.path
     }
 
-    /// A finished report at `path` (not one that recorded an invalid input, which a rerun retries).
+    /// A finished report at `path` (not one that recorded an invalid input or an interrupted
+    /// run, which a rerun retries).
     static func completeReport(at path: String) -> LivenessReport? {
         guard let data = FileManager.default.contents(atPath: path),
               let report = try? JSONDecoder().decode(LivenessReport.self, from: data),
-              report.schema == LivenessReport.schemaIdentifier, report.verdict.reason != .invalidInput
+              report.schema == LivenessReport.schemaIdentifier, report.verdict.reason != .invalidInput,
+              report.verdict.reason != .cancelled
         else { return nil }
         return report
+    }
+
+    /// Whether the trace and plot this run asks for are there: a rerun that adds `--plot` or
+    /// `--trace` to a complete input analyses it again rather than writing neither.
+    static func requestedOutputsExist(folder: String, options: AnalyzeOptions) -> Bool {
+        if options.plot && !FileManager.default.fileExists(atPath: folder + "/timeline.png") { return false }
+        if let trace = options.tracePath, !FileManager.default.fileExists(atPath: trace) { return false }
+        return true
     }
 
     private static func analyse(input: String, folder: String, options: AnalyzeOptions, model: LandmarkModel) throws(InputError) -> LivenessReport {
@@ -100,17 +128,33 @@ public enum AnalysisJob {
             let format: TraceFormat = trace.hasSuffix(".jsonl") ? .jsonl : .csv
             writer = TraceWriter(sink: try OutputSink(path: trace), format: format)
         }
-        let annotator = try options.annotate
-            ? FrameAnnotator(path: folder + "/annotated.mp4", framesPerSecond: source.videoInfo?.framesPerSecond ?? 25,
-                             width: source.width, height: source.height, policy: options.policy)
-            : nil
+        // The annotated video is optional: when it cannot be written (a frame size no encoder
+        // takes, a size that changes midway) the verdict stands and the report says why.
+        var annotationProblem: String?
+        var annotator: FrameAnnotator?
+        if options.annotate {
+            do {
+                annotator = try FrameAnnotator(path: folder + "/annotated.mp4", framesPerSecond: source.videoInfo?.framesPerSecond ?? 25,
+                                               width: source.width, height: source.height, policy: options.policy)
+            } catch {
+                annotationProblem = error.problem
+            }
+        }
         var records: [TraceRecord] = []
         var events: [(seconds: Double, event: LivenessEvent)] = []
         let outcome: AnalysisOutcome
         do {
             outcome = try session.run { step in
+                if Interruption.signal != nil { throw Interruption.error(path: input) }
                 writer?.write(step.record)
-                try annotator?.add(step)
+                if let current = annotator {
+                    do {
+                        try current.add(step)
+                    } catch {
+                        annotationProblem = "frame \(step.record.frame): \((error as? InputError)?.problem ?? "\(error)")"
+                        annotator = nil
+                    }
+                }
                 if options.plot {
                     records.append(step.record)
                     events += step.events.map { (step.record.seconds, $0) }
@@ -123,10 +167,16 @@ public enum AnalysisJob {
         }
         try writer?.finish()
         let passed = outcome.machine.verdict?.status == .passed
-        try annotator?.finish(keep: passed || options.annotateFailed)
+        do {
+            try annotator?.finish(keep: passed || options.annotateFailed)
+        } catch {
+            annotationProblem = error.problem
+        }
+        if annotationProblem != nil { unlink(folder + "/annotated.mp4") }
         let stills = StillKeeper(autoshot: session.processor.autoshot, snapshot: session.processor.snapshot)
         let paths = try stills.release(passed: passed, folder: folder)
         var warnings = outcome.warnings
+        if let annotationProblem { warnings.append("annotated.mp4 not written: \(annotationProblem)") }
         if let rotation = rotation as? VideoRotationEstimator, let note = rotation.summary { warnings.append(note) }
         if let rotation = rotation as? SensorRotation, let note = rotation.summary { warnings.append(note) }
         let report = LivenessReport(machine: outcome.machine,

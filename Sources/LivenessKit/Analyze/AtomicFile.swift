@@ -7,9 +7,12 @@ import Glibc
 public enum AtomicFile {
     /// Writes `bytes` to `path` with permissions `mode` (0600 for biometric stills).
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(InputError) {
-        let temporary = "\(path).tmp-\(getpid())"
+        let temporary = TemporaryFiles.name(for: path)
+        TemporaryFiles.removeStale(of: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw InputError(path: path, problem: "cannot write: \(String(cString: strerror(errno)))") }
+        TemporaryFiles.register(temporary)
+        defer { TemporaryFiles.forget(temporary) }
         var offset = 0
         var failure: Int32 = 0
         bytes.withUnsafeBytes { raw in

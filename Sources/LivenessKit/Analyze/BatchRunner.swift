@@ -40,13 +40,20 @@ public final class BatchRunner: @unchecked Sendable {
         return results.compactMap { $0 }
     }
 
-    /// The folder of `input` under `directory`: `name`, unless that folder already holds the
-    /// report of another input (an earlier run over `a/clip.mp4` when this one is `b/clip.mp4`),
-    /// then `name-<hash of the input path>`. Deterministic, so a rerun finds its own report.
+    /// The folder of `input` under `directory`: `name`, unless that folder belongs to another
+    /// input (claimed by a run over `a/clip.mp4`, now or earlier, in this process or another, when
+    /// this one is `b/clip.mp4`; or holding its report from before claims were written), then
+    /// `name-<hash of the input path>`. Deterministic, so a rerun finds its own report.
     static func folder(for input: String, named name: String, in directory: String) -> String {
         let plain = directory + "/" + name
-        guard let owner = AnalysisJob.reportInput(at: plain + "/report.json"), owner != input else { return plain }
-        return plain + "-" + String(InputList.fnv1a(input), radix: 16).suffix(8)
+        let hashed = plain + "-" + String(InputList.fnv1a(input), radix: 16).suffix(8)
+        if FolderClaim.owner(of: plain) == nil, let owner = AnalysisJob.reportInput(at: plain + "/report.json"), owner != input {
+            _ = FolderClaim.claim(hashed, for: input)
+            return hashed
+        }
+        if FolderClaim.claim(plain, for: input) { return plain }
+        _ = FolderClaim.claim(hashed, for: input)
+        return hashed
     }
 
     private func work(total: Int, progress: @Sendable (Int, Int, JobResult) -> Void) {
@@ -55,7 +62,7 @@ public final class BatchRunner: @unchecked Sendable {
             let index = next
             next += 1
             lock.unlock()
-            guard index < total else { return }
+            guard index < total, Interruption.signal == nil else { return }
             let entry = inputs.entries[index]
             var options = self.options
             if let trace = options.tracePath, total > 1 {

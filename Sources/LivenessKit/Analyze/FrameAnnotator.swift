@@ -26,9 +26,11 @@ final class FrameAnnotator {
         self.path = path
         // OpenCV picks the container from the extension; the file exists with mode 0600 before
         // FFmpeg opens it (it keeps the mode of an existing file).
-        temporary = path + ".tmp-\(getpid()).mp4"
+        temporary = TemporaryFiles.name(for: path, suffix: ".mp4")
+        TemporaryFiles.removeStale(of: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw InputError(path: path, problem: "cannot write: \(String(cString: strerror(errno)))") }
+        TemporaryFiles.register(temporary)
         fchmod(fd, 0o600)
         close(fd)
         do {
@@ -36,12 +38,17 @@ final class FrameAnnotator {
                                      width: width, height: height)
         } catch {
             unlink(temporary)
-            throw InputError(path: path, error)
+            TemporaryFiles.forget(temporary)
+            let problem = InputError(path: temporary, error).problem
+            throw InputError(path: path, problem: problem.replacingOccurrences(of: temporary + ": ", with: ""))
         }
         self.policy = policy
     }
 
-    deinit { unlink(temporary) }
+    deinit {
+        unlink(temporary)
+        TemporaryFiles.forget(temporary)
+    }
 
     func add(_ step: AnalysisStep) throws(InputError) {
         step.frame.copy(into: canvas)

@@ -1,4 +1,5 @@
 import Foundation
+import LivenessEvidence
 
 /// A parsed JSON value, decoded with Foundation's `JSONDecoder` (which parses numbers to the
 /// nearest double, so a 6-decimal trace value reads back as exactly the double that was written).
@@ -32,8 +33,27 @@ enum JSONValue: Decodable, Equatable, Sendable {
 
     /// Parses one line of text as a JSON value; the error message is one short sentence.
     static func parse(_ text: Substring) throws(JSONLineError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    /// Parses JSON text. It is first read by the strict RFC 8259 reader (`CanonicalJSON`), which
+    /// refuses what Foundation lets through silently: a **duplicate key** (Foundation keeps the
+    /// first, Python and jq the last, so a reviewer would read another value than the one
+    /// applied), and nesting deeper than 64 levels, which gets its own message.
+    static func parse(_ bytes: [UInt8]) throws(JSONLineError) -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            _ = try CanonicalJSON.parse(bytes)
+        } catch {
+            if error.message.hasPrefix("duplicate key") {
+                throw JSONLineError(message: "\(error.message) at byte \(error.offset): a key may appear only once")
+            }
+            if error.message.hasPrefix("nested more than") {
+                throw JSONLineError(message: "valid JSON but \(error.message) (at byte \(error.offset)); no input of this engine nests that deep")
+            }
+            throw JSONLineError(message: "not valid JSON (\(error.message) at byte \(error.offset))")
+        }
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch let DecodingError.dataCorrupted(context) {
             let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
             throw JSONLineError(message: "not valid JSON (\(underlying ?? context.debugDescription))")

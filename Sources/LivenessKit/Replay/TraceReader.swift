@@ -62,6 +62,8 @@ public final class TraceReader {
     public private(set) var framesRead = 0
 
     private var reader: LineReader
+    /// The frame index of the last engine record read.
+    private var lastFrameIndex: Int?
     /// A line already read but not yet returned as a frame (the first record of a JSONL trace).
     private var pending: (number: Int, text: String)?
     private let csvColumns: [String: Int]
@@ -183,6 +185,15 @@ public final class TraceReader {
             throw error
         } catch {
             throw TraceReadError(path: path, line: number, problem: "\(error)")
+        }
+        // An engine trace numbers its frames as the decoder read them: a record whose index does
+        // not count up (a column of zeros, a pasted or reordered trace) would put every event on
+        // the wrong frame.
+        if format != .arkit {
+            if let last = lastFrameIndex, observation.frameIndex <= last {
+                throw TraceReadError(path: path, line: number, problem: "frame \(observation.frameIndex) comes after frame \(last); the frame column must count up")
+            }
+            lastFrameIndex = observation.frameIndex
         }
         // Times are bounded (TraceRange.seconds), so the difference cannot overflow.
         let origin = self.origin ?? observation.timestampMicroseconds
