@@ -61,6 +61,9 @@ final class HostedSession {
     var lastSequence: Int64 = -1
     var framesReceived = 0
     var firstFrameAt: ContinuousClock.Instant?
+    /// When the client's stream was opened (the token claimed): the wall-clock cap counts from
+    /// here, so messages without frames cannot hold a slot.
+    var streamOpenedAt: ContinuousClock.Instant?
     var lastMessageAt: ContinuousClock.Instant
     var finishedAt: ContinuousClock.Instant?
     /// The result for the relying party, once finished.

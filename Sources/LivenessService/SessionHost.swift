@@ -126,18 +126,20 @@ final class SessionHost: @unchecked Sendable {
                 return []
             } catch {
                 metrics.error(error.code.rawValue)
-                return [.text(ServerMessage.error(error, seq: session.lastSequence).json())] + end(session, .invalidInput)
+                return [.text(ServerMessage.error(error, seq: session.lastSequence).json())] + end(session, .invalidInput, why: error.message)
             }
-        case .cancel, .disconnected:
-            return end(session, .cancelled)
+        case .cancel:
+            return end(session, .cancelled, why: "the client cancelled the session")
+        case .disconnected:
+            return end(session, .cancelled, why: "the client disconnected")
         case let .timeout(why):
             let error = StreamError(.limitReached, why, recoverable: false)
             metrics.error(error.code.rawValue)
             let reason: FailureReason = why.contains("idle") ? .cancelled : .timeout
-            return [.text(ServerMessage.error(error, seq: session.lastSequence).json())] + end(session, reason)
+            return [.text(ServerMessage.error(error, seq: session.lastSequence).json())] + end(session, reason, why: why)
         case let .refuse(error):
             metrics.error(error.code.rawValue)
-            return [.text(ServerMessage.error(error, seq: session.lastSequence).json())] + end(session, .invalidInput)
+            return [.text(ServerMessage.error(error, seq: session.lastSequence).json())] + end(session, .invalidInput, why: error.message)
         }
     }
 
@@ -166,7 +168,7 @@ final class SessionHost: @unchecked Sendable {
         case let .failure(error):
             metrics.error(error.code.rawValue)
             var out: [Outgoing] = [.text(ServerMessage.error(error, seq: session.lastSequence).json())]
-            if !error.isRecoverable { out += end(session, .invalidInput) }
+            if !error.isRecoverable { out += end(session, .invalidInput, why: error.message) }
             return out
         }
         metrics.frameProcessed(seconds: (clock.now - started).inSeconds)
@@ -180,16 +182,18 @@ final class SessionHost: @unchecked Sendable {
         return out
     }
 
-    /// Ends a session without a verdict from frames (cancelled, timeout, invalid input).
-    private func end(_ session: HostedSession, _ reason: FailureReason) -> [Outgoing] {
+    /// Ends a session without a verdict from frames (cancelled, timeout, invalid input); `why`
+    /// goes into the report of a session that ended before its stream started.
+    private func end(_ session: HostedSession, _ reason: FailureReason, why: String) -> [Outgoing] {
         guard let stream = session.stream else {
-            // Never started: nothing was judged; the session is over.
-            condition.withLock {
-                session.state = .finished
-                session.finishedAt = clock.now
-            }
-            metrics.sessionEnded(status: "failed", reason: reason.rawValue)
-            return [.close(code: 1000, reason: "session over")]
+            // Never started (no `start`, or a `start` refused: a weaker policy, an unknown key):
+            // nothing was judged, but the relying party still gets a report that says why.
+            var machine = LivenessMachine(policy: session.policy, seed: session.seed)
+            _ = machine.finish(reason)
+            let report = LivenessReport(machine: machine, input: ReportInput(path: "stream:\(session.id)", kind: .stream),
+                                        wallSeconds: 0, stills: (nil, nil), warnings: [],
+                                        error: "the session ended before its stream started: \(why)")
+            return keep(report, stills: (nil, nil), session)
         }
         guard stream.verdict == nil else { return [] }
         let events = stream.finish(reason)
@@ -206,6 +210,17 @@ final class SessionHost: @unchecked Sendable {
         var warnings: [String] = []
         if session.dropped > 0 { warnings.append("\(session.dropped) frames were dropped because the client sent them faster than they were processed") }
         let report = stream.report(name: "stream:\(session.id)", stillPaths: (paths.0, paths.1), warnings: warnings)
+        condition.withLock {
+            session.stream = nil
+            session.frame = nil
+        }
+        return keep(report, stills: passed ? stills : (nil, nil), session)
+    }
+
+    /// Keeps a finished session's report (signed when the service signs) and the stills it
+    /// releases, for the relying party; closes the stream.
+    private func keep(_ report: LivenessReport, stills: (autoshot: [UInt8]?, snapshot: [UInt8]?), _ session: HostedSession) -> [Outgoing] {
+        let passed = report.verdict.status == .passed
         var signature: [UInt8]?
         if let signingKey {
             do {
@@ -223,8 +238,6 @@ final class SessionHost: @unchecked Sendable {
             session.signature = signature
             session.state = .finished
             session.finishedAt = clock.now
-            session.stream = nil
-            session.frame = nil
         }
         metrics.sessionEnded(status: report.verdict.status.rawValue, reason: report.verdict.reason?.rawValue)
         finished?(report)
@@ -255,6 +268,7 @@ final class SessionHost: @unchecked Sendable {
             guard session.state == .created else { return .failure(.alreadyStarted) }
             session.state = .streaming
             session.lastMessageAt = clock.now
+            session.streamOpenedAt = clock.now
             return .success(())
         }
     }
@@ -388,11 +402,19 @@ final class SessionHost: @unchecked Sendable {
                         session.lastMessageAt = now
                         session.controls.append(.timeout("idle for more than \(NumberFormat.string(limits.idleTimeoutSeconds)) s"))
                         schedule(session)
-                    } else if let first = session.firstFrameAt,
-                              (now - first).inSeconds > session.serverDeadline(grace: limits.serverClockGraceSeconds),
-                              !session.controls.contains(where: { if case .timeout = $0 { return true } else { return false } }) {
-                        session.controls.append(.timeout("the scan cap passed by the server's clock"))
-                        schedule(session)
+                    } else if !session.controls.contains(where: { if case .timeout = $0 { return true } else { return false } }) {
+                        // Two caps by the server's clock: the policy's time from the first frame, and
+                        // the same plus the idle allowance from the moment the stream opened (a
+                        // client sending messages but no frame, or `{` every few seconds, would
+                        // otherwise hold its slot for ever).
+                        let deadline = session.serverDeadline(grace: limits.serverClockGraceSeconds)
+                        if let first = session.firstFrameAt, (now - first).inSeconds > deadline {
+                            session.controls.append(.timeout("the scan cap passed by the server's clock"))
+                            schedule(session)
+                        } else if let opened = session.streamOpenedAt, (now - opened).inSeconds > deadline + limits.idleTimeoutSeconds {
+                            session.controls.append(.timeout("the stream was open \(NumberFormat.string(deadline + limits.idleTimeoutSeconds)) s without a verdict (server's clock)"))
+                            schedule(session)
+                        }
                     }
                 case .finished:
                     if let at = session.finishedAt, (now - at).inSeconds > limits.resultRetentionSeconds { sessions[id] = nil }

@@ -216,6 +216,71 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(try ServiceClient.request("GET", "/healthz", at: try address(server)).status, 200)
     }
 
+    /// The session's report once it is finished (polled; nil after 20 s, a hang guard).
+    private func finishedReport(_ server: LivenessServer, _ id: String) throws -> [String: Any]? {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let response = try ServiceClient.request("GET", "/v1/sessions/\(id)", at: try address(server))
+            if response.status == 200 { return response.json }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return nil
+    }
+
+    /// Issue 27: a client that sends messages but no frame (here `{` every 0.2 s, each one a
+    /// message that resets the idle timeout) held its slot for ever. The wall-clock cap now runs
+    /// from the stream's opening: settle + framing + scan cap + grace + the idle allowance.
+    func testMessagesWithoutFramesCannotHoldASlot() throws {
+        var policy = LivenessPolicy()
+        policy.scanCapSeconds = 1
+        let server = try server {
+            $0.policy = policy
+            $0.limits.idleTimeoutSeconds = 1
+            $0.limits.serverClockGraceSeconds = 0.5
+            $0.limits.maxSessions = 1
+        }
+        let (id, token) = try session(server)
+        let c = try connect(server, id, token)
+        var closed = false
+        let deadline = Date().addingTimeInterval(30)  // a hang guard: the cap is 0.3 + 2.5 + 1 + 0.5 + 1 = 5.3 s
+        while !closed && Date() < deadline {
+            c.send(text: "{")
+            while let message = c.next(timeout: 0.2) {
+                if case .closed = message { closed = true; break }
+            }
+        }
+        XCTAssertTrue(closed, "the stream was never closed")
+        let report = try XCTUnwrap(try finishedReport(server, id))
+        // A timeout on a session that never saw a face is reported as noFace (the machine's rule).
+        XCTAssertEqual((report["verdict"] as? [String: Any])?["reason"] as? String, "noFace")
+        XCTAssertTrue((report["error"] as? String)?.contains("without a verdict (server's clock)") == true, "\(report)")
+        // The slot is free again.
+        XCTAssertEqual(try ServiceClient.request("POST", "/v1/sessions", at: try address(server)).status, 201)
+    }
+
+    /// Issue 27: sessions that ended before or at `start` had no report (202 `finished`, then 404),
+    /// so a relying party never learnt that its policy was refused.
+    func testASessionEndingBeforeItsStreamStartsHasAReportSayingWhy() throws {
+        let server = try server()
+        // A weaker policy in `start`: refused.
+        let (refused, token) = try session(server)
+        let c = try connect(server, refused, token)
+        c.send(text: #"{"type":"start","policy":{"turnYawDegrees":2}}"#)
+        let report = try XCTUnwrap(try finishedReport(server, refused))
+        XCTAssertEqual((report["verdict"] as? [String: Any])?["reason"] as? String, "invalidInput")
+        XCTAssertTrue((report["error"] as? String)?.contains("turnYawDegrees") == true, "\(report["error"] ?? "no error")")
+        // Cancelled before `start`, and a client that goes away before `start`.
+        let (cancelled, token2) = try session(server)
+        let c2 = try connect(server, cancelled, token2)
+        c2.send(text: #"{"type":"cancel"}"#)
+        XCTAssertEqual(((try finishedReport(server, cancelled))?["verdict"] as? [String: Any])?["reason"] as? String, "cancelled")
+        let (gone, token3) = try session(server)
+        try connect(server, gone, token3).close()
+        let last = try XCTUnwrap(try finishedReport(server, gone))
+        XCTAssertEqual((last["verdict"] as? [String: Any])?["reason"] as? String, "cancelled")
+        XCTAssertTrue((last["error"] as? String)?.contains("disconnected") == true, "\(last["error"] ?? "no error")")
+    }
+
     func testTokensAreCheckedAndSingleUse() throws {
         let server = try server()
         let (id, token) = try session(server)
