@@ -44,6 +44,10 @@ public final class LivenessServer: @unchecked Sendable {
     /// Creates a server (nothing listens until `start`).
     /// - Throws: when a non-loopback bind has no API token, or TLS is half configured.
     public init(configuration: ServiceConfiguration, model: LandmarkModel) throws(ServiceError) {
+        bindAddress = try BindAddress.numeric(configuration.host)
+        if configuration.isLoopback && !BindAddress.isLoopback(bindAddress) {
+            throw ServiceError("--host \(configuration.host) resolves to \(bindAddress), which is not a loopback address")
+        }
         if !configuration.isLoopback && configuration.apiToken == nil {
             throw ServiceError("binding \(configuration.host) (not loopback) needs --token-file: the API must not be open to the network")
         }
@@ -70,9 +74,13 @@ public final class LivenessServer: @unchecked Sendable {
         for s in strings { free(s) }
     }
 
-    /// The base URL clients use (`http://127.0.0.1:PORT` or `https://…`).
+    /// The numeric address bound (`--host` resolved).
+    let bindAddress: String
+
+    /// The base URL clients use (`http://127.0.0.1:PORT` or `https://…`), with the numeric
+    /// address bound.
     public var url: String {
-        let address = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let address = bindAddress.contains(":") ? "[\(bindAddress)]" : bindAddress
         return "\(configuration.usesTLS ? "https" : "http")://\(address):\(port)"
     }
 
@@ -115,13 +123,13 @@ public final class LivenessServer: @unchecked Sendable {
 
         var vhost = lws_context_creation_info()
         vhost.port = Int32(configuration.port)
-        vhost.iface = UnsafePointer(keep(configuration.host))
+        vhost.iface = UnsafePointer(keep(bindAddress))
         vhost.protocols = UnsafePointer(list)
         vhost.vhost_name = UnsafePointer(keep("liveness"))
         vhost.timeout_secs = 20
         vhost.alpn = UnsafePointer(keep("http/1.1"))
         vhost.options = lws_shim_option_validate_utf8 | (configuration.usesTLS ? lws_shim_option_ssl_global_init : 0)
-            | (configuration.host.contains(":") ? 0 : lws_shim_option_disable_ipv6)
+            | (bindAddress.contains(":") ? 0 : lws_shim_option_disable_ipv6)
         if let cert = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
             vhost.ssl_cert_filepath = UnsafePointer(keep(cert))
             vhost.ssl_private_key_filepath = UnsafePointer(keep(key))
@@ -132,6 +140,11 @@ public final class LivenessServer: @unchecked Sendable {
             throw ServiceError("cannot listen on \(configuration.host):\(configuration.port) (address in use, not local, or the TLS files are not a certificate and its key)")
         }
         port = Int(lws_get_vhost_listen_port(created))
+        guard port > 0 else {
+            lws_context_destroy(context)
+            self.context = nil
+            throw ServiceError("nothing is listening on \(configuration.host) (\(bindAddress)):\(configuration.port): the address is not one of this machine's")
+        }
         host.wake = { [weak self] in self?.wakeLoop() }
         host.start(workers: configuration.workers)
         uploads.start { [weak self] id, response in self?.finishedUpload(id, response) }

@@ -299,6 +299,25 @@ final class ServiceTests: XCTestCase {
         XCTAssertThrowsError(try WebSocketConnection(address: address, path: "/v1/sessions/\(id2)/stream?token=\(token2)", token: nil))
     }
 
+    /// Issue 27: `--host localhost` printed "listening" and bound nothing (libwebsockets takes
+    /// numeric addresses); an address that is not this machine's must fail at start.
+    func testAHostNameIsResolvedAndAnAddressNotHereFailsAtStart() throws {
+        for name in ["localhost", "::1"] {
+            let server = try server { $0.host = name }
+            let url = server.url
+            XCTAssertTrue(url.hasPrefix("http://127.0.0.1:") || url.hasPrefix("http://[::1]:"), url)
+            XCTAssertEqual(try ServiceClient.request("GET", "/healthz", at: try ServiceAddress(url: url)).status, 200, name)
+        }
+        var configuration = ServiceConfiguration()
+        configuration.host = "192.0.2.7"  // TEST-NET-1 (RFC 5737): never an address of this machine; nothing is sent to it
+        configuration.port = 0
+        configuration.apiToken = Array("an-api-token-of-the-relying-party".utf8)
+        let server = try LivenessServer(configuration: configuration, model: try XCTUnwrap(Self.model))
+        XCTAssertThrowsError(try server.start()) { error in
+            XCTAssertTrue("\(error)".contains("nothing is listening on 192.0.2.7"), "\(error)")
+        }
+    }
+
     func testANonLoopbackBindNeedsAnAPITokenAndChecksIt() throws {
         // 127.0.0.2 stands for "another address": only 127.0.0.1, ::1 and localhost are the
         // default loopback bind.
