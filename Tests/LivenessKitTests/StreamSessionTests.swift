@@ -112,6 +112,13 @@ final class StreamSessionTests: XCTestCase {
         XCTAssertThrowsError(try push(1_000_000)) { XCTAssertEqual(($0 as? StreamError)?.code, .nonIncreasingTimestamp) }
         XCTAssertThrowsError(try push(900_000)) { XCTAssertEqual(($0 as? StreamError)?.code, .nonIncreasingTimestamp) }
         XCTAssertThrowsError(try push(1_001_000)) { XCTAssertEqual(($0 as? StreamError)?.code, .tooFast) }
+        // Issue 27: timestamps of 2^61 µs and beyond answered `internal`; they are the client's error.
+        for t in [Int64(1) << 61, Int64.max, Int64.min] {
+            XCTAssertThrowsError(try push(t)) { error in
+                XCTAssertEqual((error as? StreamError)?.code, .invalidFrame, "\(t)")
+                XCTAssertTrue((error as? StreamError)?.isRecoverable ?? false)
+            }
+        }
         let garbage: [UInt8] = Array("not an image at all".utf8)
         XCTAssertThrowsError(try garbage.withUnsafeBytes { bytes in
             try session.push(StreamFrame(content: .encoded(bytes), timestampMicroseconds: 2_000_000))

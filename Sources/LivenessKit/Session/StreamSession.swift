@@ -85,6 +85,15 @@ public final class StreamSession {
         let started = clock.now
         defer { busy += clock.now - started }
         let t = input.timestampMicroseconds
+        // The machine's time range (±2⁶⁰ µs): beyond it a frame is the client's error, refused
+        // here, not an internal failure further on.
+        let limit = LivenessMachine.timestampLimitMicroseconds
+        guard t >= -limit && t <= limit else {
+            throw StreamError(.invalidFrame, "frame timestamp \(t) µs is outside the accepted range of ±\(limit) µs")
+        }
+        if let sample = input.motion.first(where: { $0.timestampMicroseconds < -limit || $0.timestampMicroseconds > limit }) {
+            throw StreamError(.invalidMotion, "motion sample timestamp \(sample.timestampMicroseconds) µs is outside the accepted range of ±\(limit) µs")
+        }
         if let last = lastTimestamp, t <= last {
             throw StreamError(.nonIncreasingTimestamp, "frame timestamp \(t) µs does not exceed the previous frame's \(last) µs")
         }
