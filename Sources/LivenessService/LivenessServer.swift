@@ -332,6 +332,7 @@ public final class LivenessServer: @unchecked Sendable {
             }
             if !uploads.submit(id: exchange.id, path: path, signed: exchange.request.path == HTTPRoutes.signedUploadPath) {
                 exchange.discard()
+                metrics.uploadAnswered(status: 503)
                 return respondLater(wsi, exchange, .error(503, "busy", "too many analyses queued; try again shortly", headers: [("retry-after", "10")]))
             }
             exchange.waitingForAnalysis = true
@@ -347,6 +348,7 @@ public final class LivenessServer: @unchecked Sendable {
     }
 
     private func finishedUpload(_ id: UInt64, _ response: HTTPResponse) {
+        metrics.uploadAnswered(status: response.status)
         completedLock.withLock { completed[id] = response }
         wakeLoop()
     }

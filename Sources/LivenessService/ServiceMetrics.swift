@@ -7,6 +7,7 @@ final class ServiceMetrics: @unchecked Sendable {
     private var framesTotal = 0
     private var framesDropped = 0
     private var errorsTotal: [String: Int] = [:]
+    private var uploadsTotal: [Int: Int] = [:]       // HTTP status -> count
     /// Upper bounds of the `liveness_frame_seconds` buckets.
     static let buckets: [Double] = [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1]
     private var bucketCounts = [Int](repeating: 0, count: buckets.count)
@@ -32,6 +33,9 @@ final class ServiceMetrics: @unchecked Sendable {
     func frameDropped() { lock.withLock { framesDropped += 1 } }
 
     func error(_ code: String) { lock.withLock { errorsTotal[code, default: 0] += 1 } }
+
+    /// An upload to `/v1/analyze` answered with `status`.
+    func uploadAnswered(status: Int) { lock.withLock { uploadsTotal[status, default: 0] += 1 } }
 
     /// Processing times (seconds) of the frames processed after the first `marker` ones (as far
     /// back as the last 10,000).
@@ -70,6 +74,11 @@ final class ServiceMetrics: @unchecked Sendable {
             text += "# HELP liveness_errors_total Errors sent to clients or answered over HTTP, by code.\n# TYPE liveness_errors_total counter\n"
             for (code, count) in errorsTotal.sorted(by: { $0.key < $1.key }) {
                 text += "liveness_errors_total{code=\"\(code)\"} \(count)\n"
+            }
+            text += "# HELP liveness_uploads_total Uploads to /v1/analyze and /v1/analyze/signed answered, by HTTP status.\n"
+            text += "# TYPE liveness_uploads_total counter\n"
+            for (status, count) in uploadsTotal.sorted(by: { $0.key < $1.key }) {
+                text += "liveness_uploads_total{status=\"\(status)\"} \(count)\n"
             }
             return text
         }

@@ -389,6 +389,10 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(report.input.path, "upload")
         let junk = try ServiceClient.request("POST", "/v1/analyze", at: try address(server), body: Array("not a video".utf8))
         XCTAssertEqual(junk.status, 422)
+        // Both uploads are counted by their answer (issue 27: uploads appeared in no metric).
+        let metrics = String(decoding: try ServiceClient.request("GET", "/metrics", at: try address(server)).body, as: UTF8.self)
+        XCTAssertTrue(metrics.contains("liveness_uploads_total{status=\"200\"} 1\n"), metrics)
+        XCTAssertTrue(metrics.contains("liveness_uploads_total{status=\"422\"} 1\n"), metrics)
         let capabilities = try XCTUnwrap(try ServiceClient.request("GET", "/v1/capabilities", at: try address(server)).json)
         XCTAssertEqual(capabilities["actions"] as? [String], ["blink", "turnHead"])
         XCTAssertNotNil((capabilities["limits"] as? [String: Any])?["maxMessageBytes"])
