@@ -28,6 +28,9 @@ enum SessionControl {
     case disconnected
     case timeout(String)
     case refuse(StreamError)
+    /// The service is stopping (SIGTERM, SIGINT): the session ends `cancelled` with its verdict
+    /// message and a close frame, not a bare end of the connection.
+    case shutdown
 }
 
 /// One session of `liveness serve`: created by the relying party, streamed by one camera client,

@@ -173,6 +173,9 @@ public final class LivenessServer: @unchecked Sendable {
             return !stopping
         }
         guard first else { return wait() }
+        // Open streams end cancelled first, and the loop runs on until their verdicts and close
+        // frames are written (runLoop), at most `drainSeconds`.
+        host.cancelAllStreams()
         if loopThread != nil {
             wakeLoop()
             stopped.wait()
@@ -199,9 +202,22 @@ public final class LivenessServer: @unchecked Sendable {
         stopLock.withLock { if let context { lws_cancel_service(context) } }
     }
 
+    /// How long a stop waits for open streams to receive their verdict and close frame.
+    static let drainSeconds = 5.0
+
     private func runLoop() {
         guard let context else { return }
-        while !isStopping {
+        var drainUntil: ContinuousClock.Instant?
+        let clock = ContinuousClock()
+        while true {
+            if isStopping {
+                let deadline = drainUntil ?? clock.now + .milliseconds(Int(Self.drainSeconds * 1000))
+                drainUntil = deadline
+                if (connections.isEmpty && host.streamingCount == 0) || clock.now > deadline { break }
+                // The workers' messages arrive through wakeLoop; look again every 2 ms meanwhile.
+                usleep(2000)
+                lws_cancel_service(context)
+            }
             if lws_service(context, 0) < 0 { break }
         }
         stopLock.withLock {

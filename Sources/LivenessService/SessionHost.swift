@@ -64,6 +64,23 @@ final class SessionHost: @unchecked Sendable {
         }
     }
 
+    /// Ends every streaming session `cancelled` (their clients get the verdict and a close frame);
+    /// returns how many there were. For a clean shutdown, before `stop()`.
+    @discardableResult
+    func cancelAllStreams() -> Int {
+        condition.withLock {
+            let streaming = sessions.values.filter { $0.state == .streaming }
+            for session in streaming {
+                session.controls.append(.shutdown)
+                schedule(session)
+            }
+            return streaming.count
+        }
+    }
+
+    /// Sessions whose stream is open.
+    var streamingCount: Int { condition.withLock { sessions.values.filter { $0.state == .streaming }.count } }
+
     /// Stops the workers (they finish the frame in hand).
     func stop() {
         condition.withLock {
@@ -130,6 +147,11 @@ final class SessionHost: @unchecked Sendable {
             }
         case .cancel:
             return end(session, .cancelled, why: "the client cancelled the session")
+        case .shutdown:
+            let error = StreamError(.sessionEnded, "the service is shutting down", recoverable: false)
+            metrics.error(error.code.rawValue)
+            return [.text(ServerMessage.error(error, seq: session.lastSequence).json())]
+                + end(session, .cancelled, why: "the service shut down")
         case .disconnected:
             return end(session, .cancelled, why: "the client disconnected")
         case let .timeout(why):

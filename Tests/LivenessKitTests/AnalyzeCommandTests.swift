@@ -77,8 +77,10 @@ final class AnalyzeCommandTests: XCTestCase {
         let console = Console.capturing()
         XCTAssertEqual(LivenessCLI.run(["analyze", input, "--output", out.path, "--json"], console: console), 1)
         let folder = out.appendingPathComponent("astronaut-still")
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        XCTAssertEqual(names, ["report.json"])
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        // The report and the folder's claim (`.input`: which input the folder belongs to), no stills.
+        XCTAssertEqual(names, [".input", "report.json"])
+        XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent(".input"), encoding: .utf8), input)
         let line = try XCTUnwrap(console.printed.split(separator: "\n").first)
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let verdict = try XCTUnwrap(json["verdict"] as? [String: Any])

@@ -281,6 +281,34 @@ final class ServiceTests: XCTestCase {
         XCTAssertTrue((last["error"] as? String)?.contains("disconnected") == true, "\(last["error"] ?? "no error")")
     }
 
+    /// Issue 27: SIGTERM (stop) with a stream open gave the client a bare end of the connection;
+    /// the docs promise a `cancelled` verdict and a close frame.
+    func testStoppingTheServiceEndsOpenStreamsCancelledWithACloseFrame() throws {
+        let server = try server()
+        let (id, token) = try session(server)
+        let c = try connect(server, id, token)
+        c.send(text: #"{"type":"start"}"#)
+        Thread.sleep(forTimeInterval: 0.2)
+        server.stopAsync()
+        var verdict: String?
+        var closed: Int?
+        while let message = c.next(timeout: 10) {
+            switch message {
+            case let .text(text):
+                if let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+                   object["type"] as? String == "verdict" { verdict = (object["reason"] as? String) ?? (object["verdict"] as? [String: Any])?["reason"] as? String }
+            case let .closed(code, _):
+                closed = code
+            default:
+                break
+            }
+            if closed != nil { break }
+        }
+        XCTAssertEqual(verdict, "cancelled")
+        XCTAssertEqual(closed, 1000)
+        server.wait()
+    }
+
     func testTokensAreCheckedAndSingleUse() throws {
         let server = try server()
         let (id, token) = try session(server)

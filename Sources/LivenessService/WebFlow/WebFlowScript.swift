@@ -34,6 +34,7 @@ enum WebFlowScript {
     capturing: false,
     verdict: null,
     cancelled: false,
+    shuttingDown: false, // the service said it is stopping: its `cancelled` verdict is a lost connection
     seq: 0,
     lastMicros: -1,
     clock: null,         // 'capture' (the camera's capture time) or 'callback'
@@ -421,9 +422,15 @@ enum WebFlowScript {
       case 'verdict':
         state.verdict = message;
         halt();
-        if (!state.cancelled) showResult(message.status, message.reason);
+        if (state.shuttingDown && message.reason === 'cancelled') {
+          // Not the user's doing: the service stopped (a restart, a deploy). Trying again helps.
+          lost('The verification service stopped while checking. Try again in a moment.');
+        } else if (!state.cancelled) {
+          showResult(message.status, message.reason);
+        }
         break;
       case 'error':
+        if (message.code === 'sessionEnded') state.shuttingDown = true;
         if (window.console) console.warn('liveness: ' + message.code + ': ' + message.message);
         break;
       default:
@@ -459,6 +466,7 @@ enum WebFlowScript {
     dropStream();
     state.verdict = null;
     state.cancelled = false;
+    state.shuttingDown = false;
     state.seq = 0;
     state.lastMicros = -1;
     state.clock = null;
