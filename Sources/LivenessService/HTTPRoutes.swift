@@ -10,6 +10,11 @@ struct HTTPResponse: Sendable {
     var contentType: String
     var body: [UInt8]
     var headers: [(String, String)] = []
+    /// Close the connection after this response (a request whose framing is ambiguous must not
+    /// leave bytes behind that would be read as another request).
+    var closeAfter = false
+    /// Send the status and headers only (the answer to HEAD); Content-Length stays the body's.
+    var headOnly = false
 
     static func json(_ status: Int, _ object: Any, headers: [(String, String)] = []) -> HTTPResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted])) ?? Data()
@@ -34,12 +39,15 @@ struct HTTPResponse: Sendable {
 
 /// A request as the routes see it.
 struct HTTPRequest {
-    enum Method: String { case get = "GET", post = "POST", other }
+    enum Method: String { case get = "GET", post = "POST", head = "HEAD", other }
     var method: Method
     var path: String
     /// The `Authorization` header's value, if any.
     var authorization: String?
     var body: [UInt8]
+    /// The `Host` and `Origin` headers, if any.
+    var host: String? = nil
+    var origin: String? = nil
 }
 
 /// The HTTP API of `liveness serve` (docs/stream-protocol.md): everything but the WebSocket.
@@ -53,6 +61,13 @@ final class HTTPRoutes: @unchecked Sendable {
     var capabilityExtras: [String: Any] = [:]
     /// The hosted web flow: `GET /`, its assets, and with `--demo` the page's own sessions.
     let webFlow: WebFlow
+    /// The `Host` values the demo route answers: the loopback names with the bound port (set by
+    /// the server once it listens). Anything else is DNS rebinding or another site's page.
+    var demoHosts: Set<String> = []
+    /// Demo sessions not yet finished at most; at the cap the oldest one whose stream never
+    /// opened is forgotten, and only when all are streaming is the answer 503 `busy`.
+    static let maxOpenDemoSessions = 2
+    private var demoSessions: [String] = []
 
     /// Uploads analysed off the loop: the report, or its signature envelope.
     static let uploadPath = "/v1/analyze"
@@ -86,7 +101,10 @@ final class HTTPRoutes: @unchecked Sendable {
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {
         if let page = pages?(request) { return page }
-        if let page = webFlow.respond(request, createSession: { createSession([]) }) { return page }
+        if request.method == .post && request.path == "/demo/sessions" && webFlow.demo {
+            if let refusal = demoRefusal(request) { return refusal }
+        }
+        if let page = webFlow.respond(request, createSession: { createDemoSession() }) { return page }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let get = request.method == .get, post = request.method == .post
         if parts == ["healthz"] && get {
@@ -148,6 +166,34 @@ final class HTTPRoutes: @unchecked Sendable {
     func unauthorized() -> HTTPResponse {
         .error(401, "unauthorized", "this needs the service's API token: Authorization: Bearer <token>",
                headers: [("www-authenticate", "Bearer")])
+    }
+
+    /// Why `POST /demo/sessions` is refused: a `Host` that is not this service's loopback address
+    /// (a rebound DNS name), an `Origin` other than the page's own, or the demo already busy.
+    private func demoRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let hostHeader = request.host?.lowercased(), demoHosts.contains(hostHeader) else {
+            return .error(403, "forbidden", "the demo answers requests to this service's loopback address only (Host \(request.host ?? "missing"))")
+        }
+        if let origin = request.origin?.lowercased(), origin != "http://" + hostHeader && origin != "https://" + hostHeader {
+            return .error(403, "forbidden", "the demo answers its own page only (Origin \(origin))")
+        }
+        demoSessions.removeAll { host.result(id: $0).map { $0.state == .finished } ?? true }
+        // At the cap, a session whose page never opened its stream (reloaded, closed) gives way.
+        if demoSessions.count >= Self.maxOpenDemoSessions, let index = demoSessions.firstIndex(where: { host.expireIfUnclaimed($0) }) {
+            demoSessions.remove(at: index)
+        }
+        if demoSessions.count >= Self.maxOpenDemoSessions {
+            return .error(503, "busy", "the demo is busy with \(demoSessions.count) checks; try again shortly", headers: [("retry-after", "5")])
+        }
+        return nil
+    }
+
+    private func createDemoSession() -> HTTPResponse {
+        let response = createSession([])
+        if response.status == 201, let id = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["id"] as? String {
+            demoSessions.append(id)
+        }
+        return response
     }
 
     private func createSession(_ body: [UInt8]) -> HTTPResponse {

@@ -145,6 +145,8 @@ public final class LivenessServer: @unchecked Sendable {
             self.context = nil
             throw ServiceError("nothing is listening on \(configuration.host) (\(bindAddress)):\(configuration.port): the address is not one of this machine's")
         }
+        let bracketed = bindAddress.contains(":") ? "[\(bindAddress)]" : bindAddress
+        routes.demoHosts = Set(["localhost", "127.0.0.1", "[::1]", bracketed].map { "\($0):\(port)" })
         host.wake = { [weak self] in self?.wakeLoop() }
         host.start(workers: configuration.workers)
         uploads.start { [weak self] id, response in self?.finishedUpload(id, response) }
@@ -291,14 +293,22 @@ public final class LivenessServer: @unchecked Sendable {
         var uriLength: Int32 = 0
         let method = lws_http_get_uri_and_method(wsi, &uri, &uriLength)
         let requestMethod: HTTPRequest.Method = method == Int32(LWSHUMETH_GET) ? .get
-            : method == Int32(LWSHUMETH_POST) ? .post : .other
+            : method == Int32(LWSHUMETH_POST) ? .post : method == Int32(LWSHUMETH_HEAD) ? .head : .other
         let fullPath = uri.flatMap { uriLength > 0 ? String(decoding: UnsafeRawBufferPointer(start: $0, count: Int(uriLength)), as: UTF8.self) : nil } ?? path
         let cleanPath = String(fullPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "/")
         let exchange = HTTPExchange(id: nextID, wsi: wsi, request: HTTPRequest(method: requestMethod, path: cleanPath,
                                                                                   authorization: header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION),
-                                                                                  body: []))
+                                                                                  body: [], host: header(wsi, WSI_TOKEN_HOST),
+                                                                                  origin: header(wsi, WSI_TOKEN_ORIGIN)))
         nextID += 1
         exchanges[key] = exchange
+        if let refusal = Self.framingProblem(contentLength: header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH),
+                                             lengthPresent: lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0,
+                                             transferEncoding: header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING),
+                                             encodingPresent: lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0) {
+            metrics.error("badRequest")
+            return respondLater(wsi, exchange, refusal)
+        }
         if requestMethod == .post {
             let declared = header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             let isUpload = HTTPRoutes.uploadPaths.contains(cleanPath)
@@ -323,7 +333,43 @@ public final class LivenessServer: @unchecked Sendable {
             }
             return 0
         }
+        if requestMethod == .head {
+            // HEAD is GET without the body (RFC 9110 §9.3.2): the same status and headers.
+            var get = exchange.request
+            get.method = .get
+            var response = routes.respond(get)
+            response.headOnly = true
+            response.closeAfter = true
+            return respondLater(wsi, exchange, response)
+        }
         return respondLater(wsi, exchange, routes.respond(exchange.request))
+    }
+
+    /// A request whose body framing is ambiguous or unsupported (RFC 9112 §6.3): Content-Length
+    /// with Transfer-Encoding, a Content-Length that is not one plain decimal number (`+100`,
+    /// `0x10`, `10, 10` from a repeated header, one too large), or a chunked body, which this
+    /// service does not read. Answered 400 (411 for chunked) and the connection closed, so that no
+    /// leftover byte is read as a second request behind a proxy.
+    static func framingProblem(contentLength: String?, lengthPresent: Bool, transferEncoding: String?,
+                               encodingPresent: Bool) -> HTTPResponse? {
+        func refuse(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+            var response = HTTPResponse.error(status, code, message)
+            response.closeAfter = true
+            return response
+        }
+        if lengthPresent && encodingPresent {
+            return refuse(400, "badRequest", "Content-Length and Transfer-Encoding together: the body's length is ambiguous (RFC 9112 §6.3)")
+        }
+        if lengthPresent {
+            let text = (contentLength ?? "").trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty, text.utf8.count <= 15, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                return refuse(400, "badRequest", "Content-Length must be one decimal number of bytes, not '\(String(text.prefix(40)))'")
+            }
+        }
+        if encodingPresent {
+            return refuse(411, "lengthRequired", "send the body with a Content-Length; Transfer-Encoding '\(String((transferEncoding ?? "").prefix(40)))' is not accepted")
+        }
+        return nil
     }
 
     private func httpBody(_ wsi: OpaquePointer, key: Int, _ bytes: UnsafeRawBufferPointer) -> Int32 {
@@ -372,7 +418,7 @@ public final class LivenessServer: @unchecked Sendable {
     private func httpWriteable(_ wsi: OpaquePointer, key: Int) -> Int32 {
         guard let exchange = exchanges[key], let response = exchange.response, !exchange.responded else { return 0 }
         exchange.responded = true
-        let headers = HTTPResponse.securityHeaders + response.headers
+        let headers = HTTPResponse.securityHeaders + response.headers + (response.closeAfter ? [("connection", "close")] : [])
         let headerSpace = 4096
         var buffer = [UInt8](repeating: 0, count: lws_shim_pre + headerSpace + response.body.count + 1)
         let ok: Bool = buffer.withUnsafeMutableBufferPointer { raw in
@@ -398,9 +444,11 @@ public final class LivenessServer: @unchecked Sendable {
             response.body.withUnsafeBufferPointer { b in
                 if let base = b.baseAddress { body.update(from: base, count: b.count) }
             }
+            if response.headOnly { return lws_write(wsi, body, 0, LWS_WRITE_HTTP_FINAL) >= 0 }
             return lws_write(wsi, body, response.body.count, LWS_WRITE_HTTP_FINAL) >= 0
         }
         guard ok else { return -1 }
+        if response.closeAfter { return -1 }
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 

@@ -462,6 +462,17 @@ final class SessionHost: @unchecked Sendable {
     var activeSessions: Int { condition.withLock { sessions.values.filter(\.isActive).count } }
 
     /// A session's state, report and stills for the relying party.
+    /// Forgets session `id` if its stream never opened (a demo page that was reloaded or
+    /// closed); true when it did.
+    func expireIfUnclaimed(_ id: String) -> Bool {
+        condition.withLock {
+            guard let session = sessions[id], session.state == .created else { return false }
+            sessions[id] = nil
+            metrics.sessionEnded(status: "expired", reason: nil)
+            return true
+        }
+    }
+
     func result(id: String) -> (state: HostedSession.State, report: LivenessReport?, autoshot: [UInt8]?, snapshot: [UInt8]?,
                                 signature: [UInt8]?)? {
         condition.withLock {

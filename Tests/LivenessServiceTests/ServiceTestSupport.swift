@@ -51,3 +51,37 @@ extension XCTestCase {
 private final class FetchBox: @unchecked Sendable {
     var result: (Data?, HTTPURLResponse?, Error?)?
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes sent as they are over one TCP connection to 127.0.0.1:`port`, and everything the
+/// server answered until it closed the connection or `timeout` seconds passed (a hang guard).
+/// For requests an HTTP client library would refuse to send (ambiguous framing, forged headers).
+func rawExchange(port: Int, _ request: String, timeout: Double = 10) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EIO) }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+    let bytes = Array(request.utf8)
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var answer: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 { break }
+        answer += buffer[0..<n]
+    }
+    return String(decoding: answer, as: UTF8.self)
+}

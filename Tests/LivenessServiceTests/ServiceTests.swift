@@ -309,6 +309,35 @@ final class ServiceTests: XCTestCase {
         server.wait()
     }
 
+    /// Issue 27, request smuggling behind a proxy: with ambiguous framing the leftover bytes were
+    /// read as a second request. Each is answered 400 (411 for a chunked body) and the connection
+    /// closed, so the smuggled request after it is never answered.
+    func testAmbiguousFramingIsRefusedAndNothingAfterItIsRead() throws {
+        let server = try server()
+        let smuggled = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let cases: [(headers: String, body: String, status: String)] = [
+            ("Content-Length: 4\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n", "400"),
+            ("Content-Length: 2\r\nContent-Length: 40\r\n", "{}", "400"),
+            ("Content-Length: 0x10\r\n", "{}", "400"),
+            ("Content-Length: +2\r\n", "{}", "400"),
+            ("Content-Length: 99999999999999999999999\r\n", "{}", "400"),
+            ("Transfer-Encoding: chunked\r\n", "2\r\n{}\r\n0\r\n\r\n", "411"),
+        ]
+        for c in cases {
+            let request = "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\(c.headers)\r\n\(c.body)" + smuggled
+            let answer = try rawExchange(port: server.port, request)
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 \(c.status)"), "\(c.headers): \(answer.prefix(200))")
+            XCTAssertEqual(answer.components(separatedBy: "HTTP/1.1 ").count - 1, 1, "a second response: \(c.headers)\n\(answer)")
+        }
+        // A well-framed request still works, and HEAD / is the page's status and headers.
+        let plain = try rawExchange(port: server.port, "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        XCTAssertTrue(plain.hasPrefix("HTTP/1.1 201"), String(plain.prefix(200)))
+        let head = try rawExchange(port: server.port, "HEAD / HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
+        XCTAssertTrue(head.hasPrefix("HTTP/1.1 200"), String(head.prefix(200)))
+        XCTAssertTrue(head.lowercased().contains("content-type: text/html"), head)
+        XCTAssertFalse(head.contains("<html"), "HEAD has no body")
+    }
+
     func testTokensAreCheckedAndSingleUse() throws {
         let server = try server()
         let (id, token) = try session(server)

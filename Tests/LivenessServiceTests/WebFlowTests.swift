@@ -78,6 +78,44 @@ final class WebFlowTests: XCTestCase {
         for id in used { XCTAssertTrue(html.contains("id=\"\(id)\""), "the page has #\(id)") }
     }
 
+    /// Issue 27: `POST /demo/sessions` took any Origin and any Host, so another site (or a
+    /// rebound DNS name) could lock the demo. Only this service's loopback Host and the page's
+    /// own Origin are answered; at most two demo checks run at once, a session whose stream never
+    /// opened gives way, and a busy demo says so.
+    func testTheDemoRouteAnswersItsOwnPageOnlyAndSaysBusy() throws {
+        let demo = try server { $0.demo = true }
+        let port = demo.port
+        func post(host: String, origin: String?) throws -> String {
+            try rawExchange(port: port, "POST /demo/sessions HTTP/1.1\r\nHost: \(host)\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "")
+                + "Content-Length: 0\r\nConnection: close\r\n\r\n")
+        }
+        XCTAssertTrue(try post(host: "evil.example:\(port)", origin: "http://evil.example:\(port)").hasPrefix("HTTP/1.1 403"), "DNS rebinding")
+        XCTAssertTrue(try post(host: "127.0.0.1:\(port)", origin: "https://another.example").hasPrefix("HTTP/1.1 403"), "another site's page")
+        XCTAssertTrue(try post(host: "127.0.0.1:\(port + 1)", origin: nil).hasPrefix("HTTP/1.1 403"), "another port")
+        func created(_ answer: String) throws -> (id: String, token: String) {
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 201"), String(answer.prefix(300)))
+            let body = try XCTUnwrap(answer.range(of: "\r\n\r\n")).upperBound
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(answer[body...].utf8)) as? [String: Any])
+            return (try XCTUnwrap(json["id"] as? String), try XCTUnwrap(json["token"] as? String))
+        }
+        // Three pages in a row: the first session never streams, so the third takes its place.
+        let unclaimed = try created(try post(host: "localhost:\(port)", origin: "http://localhost:\(port)"))
+        let second = try created(try post(host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)"))
+        let third = try created(try post(host: "127.0.0.1:\(port)", origin: nil))
+        XCTAssertEqual(try fetch(demo, "/v1/sessions/\(unclaimed.id)").status, 404, "the unclaimed session gave way")
+        var connections: [WebSocketConnection] = []
+        for session in [second, third] {
+            let connection = try WebSocketConnection(address: try ServiceAddress(url: demo.url), path: "/v1/sessions/\(session.id)/stream",
+                                                     token: session.token)
+            addTeardownBlock { connection.close() }
+            guard case .text? = connection.next(timeout: 10) else { return XCTFail("no session message") }
+            connections.append(connection)
+        }
+        let busy = try post(host: "127.0.0.1:\(port)", origin: "http://127.0.0.1:\(port)")
+        XCTAssertTrue(busy.hasPrefix("HTTP/1.1 503"), String(busy.prefix(200)))
+        XCTAssertTrue(busy.contains("\"busy\""), busy)
+    }
+
     func testTheDemoRouteExistsOnlyWithDemo() throws {
         let plain = try server()
         XCTAssertEqual(try fetch(plain, "/demo/sessions", method: "POST").status, 404)
