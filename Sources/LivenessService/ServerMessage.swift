@@ -50,7 +50,7 @@ public enum ServerMessage: Sendable {
         case let .snapshot(seconds, seq):
             object = ["type": "snapshot", "seconds": seconds, "seq": seq]
         case let .verdict(status, reason, seq):
-            object = ["type": "verdict", "status": status.rawValue, "reason": reason?.rawValue ?? NSNull(), "seq": seq]
+            object = ["type": "verdict", "status": status.rawValue, "reason": reason.map(Self.clientReason) ?? NSNull(), "seq": seq]
         case let .flow(state, dropped, seq):
             object = ["type": "flow", "state": state, "dropped": dropped, "seq": seq]
         case let .error(error, seq):
@@ -61,6 +61,15 @@ public enum ServerMessage: Sendable {
         }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return [UInt8](data)
+    }
+
+    /// The failure reason as the camera client is told it. The client is the party an attacker
+    /// controls: naming the presentation-attack check that stopped a spoof would tell them which
+    /// check to beat. What a user can act on is said (timeout, noFace, cancelled, inputEnded,
+    /// invalidInput); `presentationAttack` becomes `notVerified`. The relying party reads the
+    /// true reason in the report (`GET /v1/sessions/{id}`, with the API token).
+    static func clientReason(_ reason: FailureReason) -> String {
+        reason == .presentationAttack ? "notVerified" : reason.rawValue
     }
 
     /// The messages a frame's events become for the camera client; `doneBefore` actions were

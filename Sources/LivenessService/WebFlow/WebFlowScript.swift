@@ -92,7 +92,7 @@ enum WebFlowScript {
     noFace: 'We could not see a face. Make sure your face is well lit and inside the circle.',
     cancelled: 'The check was interrupted before it finished.',
     invalidInput: 'The camera images could not be used for the check.',
-    presentationAttack: 'We could not confirm that a live person was in front of the camera.'
+    notVerified: 'We could not verify you. Make sure your face is well lit, look straight at the camera and try again.'
   };
 
   function showResult(status, reason) {

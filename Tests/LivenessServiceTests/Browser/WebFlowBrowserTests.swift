@@ -380,7 +380,13 @@ final class WebFlowBrowserTests: XCTestCase {
         // the server's verdict.
         let report = try report(server, id, bearer: Self.apiToken)
         XCTAssertEqual(report.verdict.status, .failed)
-        XCTAssertEqual(end.reason, report.verdict.reason?.rawValue)
+        // Issue 27: the page (the party an attacker controls) learns only that the check did not
+        // verify; which presentation-attack check failed is the relying party's to read.
+        XCTAssertEqual(report.verdict.reason, .presentationAttack)
+        XCTAssertEqual(end.reason, "notVerified")
+        let wireReasons = wire(page).messages.filter { $0["type"] as? String == "verdict" }.compactMap { $0["reason"] as? String }
+        XCTAssertEqual(wireReasons, ["notVerified"])
+        XCTAssertFalse(try XCTUnwrap(page.evaluate("document.body.innerText") as? String).contains("presentation"))
         XCTAssertFalse(report.actions.blink.credited)
         XCTAssertFalse(report.actions.turnHead.credited)
         // In the handoff the page cannot start a new check; it sends the user back.
