@@ -55,6 +55,10 @@ ft_status Decoder::open(const char *path, int stream, ft_error *error) {
     // threads, one more than the cores this process may use (3 on 2 cores), so that a thread
     // waiting on a reference frame leaves no core idle while the engine tracks beside it.
     codec_->thread_count = 0;
+    // A picture over the frame limit is refused by libavcodec from its bitstream header, before
+    // its buffer is allocated (a 64x64 container whose MJPEG frames are 16000x16000 cost 2.45 GB
+    // when each frame was checked after decoding). Such a picture counts as a damaged one.
+    codec_->max_pixels = ft_limits_get().max_frame_pixels;
     if (avcodec_open2(codec_, codec, nullptr) < 0)
         return set_error(error, "%s: its %s video cannot be decoded by this build", path, codec->name), FT_ERR_UNSUPPORTED;
     time_base_ = av_q2d(st->time_base);
@@ -76,6 +80,7 @@ ft_status Decoder::next(AVFrame *frame) {
         if (received == AVERROR_EOF) break;
         if (received != AVERROR(EAGAIN)) {
             // A picture that failed (frame threads report a damaged packet here): skip it.
+            ++skipped_;
             if (++failures > kMaxFailuresInARow) break;
             continue;
         }
@@ -98,6 +103,7 @@ ft_status Decoder::next(AVFrame *frame) {
         int sent = avcodec_send_packet(codec_, packet_);
         av_packet_unref(packet_);
         if (sent < 0 && sent != AVERROR(EAGAIN)) {
+            ++skipped_;
             if (++failures > kMaxFailuresInARow) break;
         } else {
             failures = 0;

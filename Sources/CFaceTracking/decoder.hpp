@@ -1,6 +1,7 @@
 // A video stream decoded with libavformat and libavcodec directly: the pictures as the decoder
 // makes them (no colour conversion) with their presentation timestamps. Internal to the shim.
 #pragma once
+#include <atomic>
 #include "internal.hpp"
 
 #include <cstdint>
@@ -33,7 +34,12 @@ public:
     /// carries no timestamp.
     double milliseconds(const AVFrame *frame) const;
 
+    /// Pictures skipped so far: damaged packets, and pictures over the frame limit, which
+    /// libavcodec refuses from their header before decoding them.
+    int skipped() const { return skipped_.load(std::memory_order_relaxed); }
+
 private:
+    std::atomic<int> skipped_{0};  // read from another thread than the decoding one
     AVFormatContext *format_ = nullptr;
     AVCodecContext *codec_ = nullptr;
     AVPacket *packet_ = nullptr;

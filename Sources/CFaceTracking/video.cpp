@@ -234,6 +234,8 @@ ft_status ft_reference_opencv_decode(const char *path, int64_t limit, int64_t *f
     });
 }
 
+int ft_video_skipped_pictures(const ft_video *video) { return video ? video->decoder.skipped() : 0; }
+
 void ft_video_close(ft_video *video) {
     if (!video) return;
     ft::quietly([&] { delete video; });

@@ -75,6 +75,10 @@ public final class VideoReader {
 
     deinit { ft_video_close(handle) }
 
+    /// Pictures skipped so far: damaged packets, and pictures over the frame limits (refused
+    /// from their header before decoding). Read it once decoding is done.
+    public var skippedPictures: Int { Int(ft_video_skipped_pictures(handle)) }
+
     /// Decodes the next frame into `frame` (reusing its buffer) and returns its presentation
     /// timestamp in milliseconds from the stream's start, or nil at the end of the stream (a
     /// truncated file simply ends early).

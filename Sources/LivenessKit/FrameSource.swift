@@ -18,6 +18,10 @@ public final class FrameSource {
     public let videoInfo: VideoInfo?
 
     private let reader: VideoReader?
+
+    /// Pictures the decoder skipped: damaged packets, and pictures over the frame limits
+    /// (refused from their header before decoding). 0 for an image.
+    public var skippedPictures: Int { reader?.skippedPictures ?? 0 }
     private var still: Image?
     private var index = 0
 

@@ -212,6 +212,9 @@ ft_status ft_video_open(const char *path, ft_video **out, ft_video_info *info, f
  * a frame that is only tracked is never converted to colour.
  */
 ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, ft_error *error);
+/** Pictures skipped so far: damaged packets, and pictures over the frame limits (refused by the
+ *  decoder from their header, before their pixels are decoded). */
+int ft_video_skipped_pictures(const ft_video *video);
 void ft_video_close(ft_video *video);
 /**
  * For benchmarks: decodes up to `limit` frames of `path` with OpenCV's VideoCapture (FFmpeg

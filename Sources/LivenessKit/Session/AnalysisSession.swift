@@ -107,6 +107,11 @@ public final class AnalysisSession {
             if stopAtVerdict && processor.machine.verdict != nil { break loop }
         }
         if processor.machine.verdict == nil { _ = processor.finish(.inputEnded) }
+        let skipped = source.skippedPictures
+        if skipped > 0 {
+            warnings.append("\(skipped) picture\(skipped == 1 ? " was" : "s were") skipped: damaged, or larger than the frame limit "
+                + "(\(FrameLimits.maxFramePixels / 1_000_000) megapixels, \(FrameLimits.maxFrameSide) pixels a side; refused before decoding)")
+        }
         return AnalysisOutcome(machine: processor.machine, framesDecoded: decoded, framesRejected: rejected,
                                warnings: warnings, wallSeconds: (clock.now - start).inSeconds)
     }
