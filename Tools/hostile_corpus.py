@@ -106,6 +106,16 @@ def make_corpus(out, sample, photo):
     png_bomb(p("bomb-30000.png"), 30000, 30000)
     png_bomb(p("bomb-16000.png"), 16000, 16000)
     ffmpeg("-f", "lavfi", "-i", "color=c=gray:s=9000x6000", "-frames:v", "1", p("large-54mp.jpg"))
+    # A container that declares 64x64 while three of its MJPEG pictures are 16000x16000: each
+    # must be refused from its header, not decoded first (issue 27; it peaked at 937 MB).
+    pictures = p("mjpeg-pictures")
+    os.makedirs(pictures)
+    ffmpeg("-f", "lavfi", "-i", "color=c=gray:s=64x64", "-frames:v", "1", os.path.join(pictures, "small.jpg"))
+    ffmpeg("-f", "lavfi", "-i", "color=c=gray:s=16000x16000", "-frames:v", "1", os.path.join(pictures, "big.jpg"))
+    for i in range(12):
+        shutil.copy(os.path.join(pictures, "big.jpg" if i in (5, 6, 7) else "small.jpg"), os.path.join(pictures, "f%02d.jpg" % i))
+    ffmpeg("-framerate", "25", "-i", os.path.join(pictures, "f%02d.jpg"), "-c:v", "copy", p("mjpeg-16000-in-64.mkv"))
+    shutil.rmtree(pictures)
     # Absurd frame rates and timestamps.
     ffmpeg("-f", "lavfi", "-i", "testsrc=size=320x240:rate=1000", "-t", "3", "-c:v", "libx264", "-preset", "ultrafast",
            p("rate-1000fps.mp4"))
