@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -233,6 +234,27 @@ ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error)
             return ft::set_error(error, "%s: could not read the file", path), FT_ERR_NOT_FOUND;
         return decode_encoded(bytes.data(), bytes.size(), path, out->replace(), error);
     });
+}
+
+ft_status ft_image_encoded_size(const uint8_t *bytes, size_t count, int *width, int *height, ft_error *error) {
+    if (!bytes || !width || !height || count == 0) return ft::set_error(error, "size: no bytes"), FT_ERR_ARGUMENT;
+    if (ft::is_png(bytes, count)) {
+        // The IHDR chunk comes first: width and height, big-endian, at bytes 16 and 20.
+        if (count < 24 || std::memcmp(bytes + 12, "IHDR", 4) != 0)
+            return ft::set_error(error, "image: a PNG without its IHDR header"), FT_ERR_DECODE;
+        auto be32 = [&](size_t at) { return ((uint32_t)bytes[at] << 24) | ((uint32_t)bytes[at + 1] << 16) | ((uint32_t)bytes[at + 2] << 8) | bytes[at + 3]; };
+        uint32_t w = be32(16), h = be32(20);
+        if (w == 0 || h == 0 || w > 0x7FFFFFFF || h > 0x7FFFFFFF)
+            return ft::set_error(error, "image: a PNG of %ux%u pixels", w, h), FT_ERR_DECODE;
+        *width = (int)w;
+        *height = (int)h;
+        return FT_OK;
+    }
+    if (!ft::is_jpeg(bytes, count))
+        return ft::set_error(error, "image: not a JPEG or PNG image (stills must be JPEG or PNG)"), FT_ERR_UNSUPPORTED;
+    if (!ft::jpeg_size(bytes, count, width, height))
+        return ft::set_error(error, "image: not a JPEG that can be decoded (unreadable header)"), FT_ERR_DECODE;
+    return FT_OK;
 }
 
 ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *out, ft_error *error) {

@@ -55,6 +55,18 @@ public final class Image {
         try check(ft_image_decode_bytes(base.assumingMemoryBound(to: UInt8.self), bytes.count, handle, &error), &error)
     }
 
+    /// The stored width and height (pixels) of an encoded JPEG or PNG, from its header alone
+    /// (`ft_image_encoded_size`; before an EXIF orientation turns it).
+    public static func encodedSize(_ bytes: UnsafeRawBufferPointer) throws(FaceTrackingError) -> (width: Int, height: Int) {
+        var error = ft_error()
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            throw FaceTrackingError(kind: .argument, message: "image: no bytes")
+        }
+        var width: Int32 = 0, height: Int32 = 0
+        try check(ft_image_encoded_size(base.assumingMemoryBound(to: UInt8.self), bytes.count, &width, &height, &error), &error)
+        return (Int(width), Int(height))
+    }
+
     /// A solid image of the given size (pixels) and colour (`ft_image_fill`).
     public convenience init(width: Int, height: Int, color: Color) throws(FaceTrackingError) {
         self.init()

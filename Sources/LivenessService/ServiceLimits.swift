@@ -21,6 +21,12 @@ public struct ServiceLimits: Sendable, Equatable {
     public var maxRetainedResults = 1000
     /// Largest video accepted by `POST /v1/analyze`, bytes.
     public var maxUploadBytes = 256 * 1024 * 1024
+    /// Largest streamed frame, pixels (width × height), checked from a JPEG's or PNG's header
+    /// before it is decoded: what a camera sends (4K), not what a file may hold. A 7000×7000
+    /// JPEG frame cost 330–475 MB per session under the file limits.
+    public var maxStreamFramePixels = 3840 * 2160
+    /// Largest side of a streamed frame, pixels.
+    public var maxStreamFrameSide = 4096
     /// Grace in seconds added to the policy's settle + framing + scan cap before the server's own
     /// clock ends a stream with `timeout` (clients that stop sending frames cannot hold a session).
     public var serverClockGraceSeconds = 5.0
@@ -35,7 +41,8 @@ public struct ServiceLimits: Sendable, Equatable {
             "maxSessions": maxSessions, "maxMessageBytes": maxMessageBytes, "maxFramesPerSession": maxFramesPerSession,
             "maxFramesPerSecond": maxFramesPerSecond, "idleTimeoutSeconds": idleTimeoutSeconds,
             "startTimeoutSeconds": startTimeoutSeconds, "resultRetentionSeconds": resultRetentionSeconds,
-            "maxUploadBytes": maxUploadBytes, "maxFramePixels": frames.maxFramePixels, "maxFrameSide": frames.maxFrameSide,
+            "maxUploadBytes": maxUploadBytes, "maxFramePixels": maxStreamFramePixels, "maxFrameSide": maxStreamFrameSide,
+            "uploadMaxFramePixels": frames.maxFramePixels, "uploadMaxFrameSide": frames.maxFrameSide,
             "serverClockGraceSeconds": serverClockGraceSeconds,
             // Uploads are analysed like files: the per-input budget of docs/hardening.md.
             "uploadMaxFramesPerSecond": frames.maxFramesPerSecond, "uploadMaxDecodedMegapixels": frames.maxDecodedMegapixels,

@@ -137,6 +137,8 @@ final class SessionHost: @unchecked Sendable {
                 configuration.policy = try ServicePolicy.applying(start.policy, to: session.policy)
                 configuration.seed = session.seed
                 configuration.limits.maxFramesPerSecond = limits.maxFramesPerSecond
+                configuration.limits.maxFramePixels = limits.maxStreamFramePixels
+                configuration.limits.maxFrameSide = limits.maxStreamFrameSide
                 configuration.announcedWidth = start.width
                 configuration.announcedHeight = start.height
                 session.stream = try StreamSession(model: model, configuration: configuration)

@@ -338,6 +338,30 @@ final class ServiceTests: XCTestCase {
         XCTAssertFalse(head.contains("<html"), "HEAD has no body")
     }
 
+    /// Issue 27: legal 7000×7000 JPEG frames cost 330–475 MB per session. A streamed frame is
+    /// held to what cameras send (4K, published in /v1/capabilities), read from the JPEG's header
+    /// before it is decoded; without `width`/`height` in `start` too.
+    func testStreamedFramesAreHeldToCameraSizesBeforeTheyAreDecoded() throws {
+        let server = try server()
+        let capabilities = try XCTUnwrap(try ServiceClient.request("GET", "/v1/capabilities", at: try address(server)).json)
+        let limits = try XCTUnwrap(capabilities["limits"] as? [String: Any])
+        XCTAssertEqual(limits["maxFramePixels"] as? Int, 3840 * 2160)
+        XCTAssertEqual(limits["maxFrameSide"] as? Int, 4096)
+        let (id, token) = try session(server)
+        let c = try connect(server, id, token)
+        c.send(text: #"{"type":"start","ack":true}"#)  // no size announced
+        let huge = try Image(width: 7000, height: 7000, color: .black).jpegData(quality: 50)
+        c.send(binary: FrameHeader(sequence: 0, captureMicroseconds: 0, format: .jpeg).encoded() + huge)
+        let error = next(c, "error")
+        XCTAssertEqual(error?["code"] as? String, "frameTooLarge")
+        XCTAssertTrue((error?["message"] as? String)?.contains("7000×7000, beyond this session's limit") == true, "\(error ?? [:])")
+        XCTAssertEqual(error?["recoverable"] as? Bool, true)
+        // A 4K portrait frame is a camera's: accepted.
+        let portrait = try Image(width: 2160, height: 3840, color: .black).jpegData(quality: 50)
+        c.send(binary: FrameHeader(sequence: 1, captureMicroseconds: 40_000, format: .jpeg).encoded() + portrait)
+        XCTAssertEqual((next(c, "ack")?["seq"] as? NSNumber)?.intValue, 1)
+    }
+
     func testTokensAreCheckedAndSingleUse() throws {
         let server = try server()
         let (id, token) = try session(server)

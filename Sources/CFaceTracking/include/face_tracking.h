@@ -101,6 +101,12 @@ ft_status ft_image_decode_file(const char *path, ft_image *out, ft_error *error)
 /** Decodes an encoded image held in memory (cv::imdecode). */
 ft_status ft_image_decode_bytes(const uint8_t *bytes, size_t count, ft_image *out, ft_error *error);
 /**
+ * The stored width and height of an encoded JPEG or PNG, read from its header without decoding
+ * any pixel (before an EXIF orientation turns it). FT_ERR_UNSUPPORTED for another format,
+ * FT_ERR_DECODE for a header that cannot be read.
+ */
+ft_status ft_image_encoded_size(const uint8_t *bytes, size_t count, int *width, int *height, ft_error *error);
+/**
  * Copies raw pixels (rows `stride` bytes apart) into `out` as BGR. NV12 and I420 frames are kept
  * as YUV, limited range, BT.601 (what camera APIs deliver): their grey copy is the Y plane
  * (`ft_image_to_gray`, as for a decoded video frame) and their BGR pixels are converted with

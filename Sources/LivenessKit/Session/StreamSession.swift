@@ -175,15 +175,34 @@ public final class StreamSession {
                               stills: stillPaths, warnings: warnings, ignoredAfterVerdict: ignoredAfterVerdict)
     }
 
+    /// Refuses a frame of `width`×`height` beyond the session's frame limits (the service's are
+    /// what cameras send, lower than a file's), before any pixel is decoded or copied.
+    private func admit(width: Int, height: Int, what: String) throws(StreamError) {
+        let limits = configuration.limits
+        if max(width, height) > limits.maxFrameSide || width * height > limits.maxFramePixels {
+            throw StreamError(.frameTooLarge, "\(what) is \(width)×\(height), beyond this session's limit of "
+                + "\(NumberFormat.string(Double(limits.maxFramePixels) / 1e6)) megapixels and \(limits.maxFrameSide) pixels a side")
+        }
+        if configuration.announcedWidth > 0,
+           max(width, height) > max(configuration.announcedWidth, configuration.announcedHeight)
+            || width * height > configuration.announcedWidth * configuration.announcedHeight {
+            throw StreamError(.frameTooLarge, "\(what) is \(width)×\(height), larger than the \(configuration.announcedWidth)×\(configuration.announcedHeight) announced")
+        }
+    }
+
     private func load(_ input: StreamFrame) throws(StreamError) {
         do {
             switch input.content {
             case let .pixels(bytes, format, width, height, bytesPerRow):
+                try admit(width: width, height: height, what: "frame")
                 if configuration.announcedWidth > 0 && (width > configuration.announcedWidth || height > configuration.announcedHeight) {
                     throw StreamError(.frameTooLarge, "frame is \(width)×\(height), larger than the \(configuration.announcedWidth)×\(configuration.announcedHeight) announced")
                 }
                 try frame.load(pixels: bytes, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
             case let .encoded(bytes):
+                // The size from the header first: a small JPEG can decode to tens of megapixels.
+                let size = try Image.encodedSize(bytes)
+                try admit(width: size.width, height: size.height, what: "image")
                 try frame.load(encoded: bytes)
                 if configuration.announcedWidth > 0 && (frame.width > configuration.announcedWidth || frame.height > configuration.announcedHeight) {
                     throw StreamError(.frameTooLarge, "image is \(frame.width)×\(frame.height), larger than the \(configuration.announcedWidth)×\(configuration.announcedHeight) announced")
