@@ -116,6 +116,14 @@ final class WebFlowTests: XCTestCase {
         XCTAssertTrue(busy.contains("\"busy\""), busy)
     }
 
+    /// Issue 27: with JavaScript off, a Verify button that does nothing stayed visible. It is
+    /// hidden in the HTML (the script shows it) and the noscript text says what is needed.
+    func testWithoutJavaScriptTheVerifyButtonIsHidden() throws {
+        let html = String(decoding: try fetch(try server(), "/").body, as: UTF8.self)
+        XCTAssertTrue(html.contains(#"<button id="verify" class="primary" type="button" hidden>"#), html)
+        XCTAssertTrue(html.contains("<noscript>"), html)
+    }
+
     func testTheDemoRouteExistsOnlyWithDemo() throws {
         let plain = try server()
         XCTAssertEqual(try fetch(plain, "/demo/sessions", method: "POST").status, 404)

@@ -33,7 +33,7 @@ enum WebFlowPage {
       <li>Hold your phone at eye level and keep it still.</li>
       <li>Keep your face inside the circle and follow the prompts.</li>
     </ul>
-    <button id="verify" class="primary" type="button">Verify</button>
+    <button id="verify" class="primary" type="button" hidden>Verify</button>
     <p class="fine">Your camera is used only while the check runs. The video goes to the verification service for this check and is not kept by this page.</p>
     <p id="demo-note" class="fine" hidden>Demo mode: this page creates its own session (<code>liveness serve --demo</code>, this computer only).</p>
   </div>
@@ -77,7 +77,7 @@ enum WebFlowPage {
 <section id="cancelled" class="screen" aria-labelledby="cancelled-title" hidden>
   <div class="panel">
     <h1 id="cancelled-title" tabindex="-1">Verification cancelled</h1>
-    <p class="lead">You stopped the check. Nothing was verified and the camera is off.</p>
+    <p id="cancelled-message" class="lead">You stopped the check. Nothing was verified and the camera is off.</p>
     <button id="cancelled-again" class="primary" type="button" hidden>Start again</button>
     <p id="cancelled-return" class="fine" hidden>Return to the app or site that sent you here to start a new check.</p>
   </div>

@@ -113,7 +113,8 @@ enum WebFlowScript {
     show('result');
   }
 
-  function showCancelled() {
+  function showCancelled(message) {
+    $('cancelled-message').textContent = message || 'You stopped the check. Nothing was verified and the camera is off.';
     var again = canStartAgain();
     $('cancelled-again').hidden = !again;
     $('cancelled-return').hidden = again;
@@ -488,13 +489,17 @@ enum WebFlowScript {
     });
   }
 
-  function cancel() {
+  function cancel(message) {
     state.attempt++;
     state.cancelled = true;
     dropStream();
     halt();
-    showCancelled();
+    showCancelled(typeof message === 'string' ? message : undefined);
   }
+
+  // A check runs while the page is in front: a tab or app put in front of it stops the camera's
+  // frames, and the service would end the session idle without the user knowing why.
+  function scanning() { return !$('scan').hidden && !state.verdict && !state.cancelled; }
 
   function retryConnection() {
     var button = $('connection-again');
@@ -510,7 +515,12 @@ enum WebFlowScript {
   // ---- Start-up ------------------------------------------------------------------------------
 
   $('verify').addEventListener('click', start);
-  $('close').addEventListener('click', cancel);
+  $('close').addEventListener('click', function () { cancel(); });
+  document.addEventListener('visibilitychange', function () {
+    if (document.hidden && scanning()) {
+      cancel('The check stopped because this page went into the background. Nothing was verified and the camera is off.');
+    }
+  });
   $('result-again').addEventListener('click', start);
   $('cancelled-again').addEventListener('click', start);
   $('permission-again').addEventListener('click', start);
@@ -530,15 +540,33 @@ enum WebFlowScript {
   });
 
   $('demo-note').hidden = !demo;
-  var fragment = readFragment();
-  if (fragment === 'invalid') {
-    showLink('This verification link is incomplete. Return to the app or site that sent you here to start a new check.');
-  } else if (fragment === null && !demo) {
-    showLink('This page is opened by the app or site that asks you to verify. Start from there.');
-  } else {
-    state.link = fragment;
-    show('landing');
+  // Without JavaScript the Verify button stays hidden (the page says JavaScript is needed).
+  $('verify').hidden = false;
+
+  // The session link: at load, and again when a new link is opened into this tab (only the
+  // fragment changes, so the page is not reloaded).
+  function acceptLink(atLoad) {
+    var fragment = readFragment();
+    if (!atLoad && fragment === null) return;
+    if (!atLoad) {
+      // A new link replaces whatever this tab was doing with the old one.
+      state.attempt++;
+      state.cancelled = true;
+      dropStream();
+      halt();
+    }
+    if (fragment === 'invalid') {
+      state.link = null;
+      showLink('This verification link is incomplete. Return to the app or site that sent you here to start a new check.');
+    } else if (fragment === null && !demo) {
+      showLink('This page is opened by the app or site that asks you to verify. Start from there.');
+    } else {
+      state.link = fragment;
+      show('landing');
+    }
   }
+  window.addEventListener('hashchange', function () { acceptLink(false); });
+  acceptLink(true);
 })();
 """#
 }

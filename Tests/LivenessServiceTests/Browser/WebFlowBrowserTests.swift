@@ -403,6 +403,53 @@ final class WebFlowBrowserTests: XCTestCase {
         XCTAssertEqual(again.title, "This link cannot be used")
     }
 
+    /// Issue 27: a new link opened into a tab that already shows the page was ignored (only the
+    /// fragment changes: no reload, no hashchange handler), and a tab put in the background spent
+    /// its link after the idle timeout without saying why.
+    func testANewLinkInTheSameTabIsTakenAndABackgroundTabSaysWhyItStopped() throws {
+        let clip = try Fixtures.generated("astronaut-still.mp4")
+        let directory = try Fixtures.temporaryDirectory(self)
+        let server = try server(demo: false, apiToken: Self.apiToken)
+        let address = try ServiceAddress(url: server.url)
+        func newLink() throws -> (id: String, fragment: String) {
+            let created = try ServiceClient.request("POST", "/v1/sessions", at: address, bearer: Self.apiToken)
+            let id = try XCTUnwrap(created.json?["id"] as? String), token = try XCTUnwrap(created.json?["token"] as? String)
+            return (id, "#session=\(id)&token=\(token)")
+        }
+        let (_, page) = try browser(camera: try camera(clip, in: directory), in: directory)
+        let first = try newLink()
+        try open(page, server.url + "/" + first.fragment)
+        XCTAssertEqual(try state(page).screen, "landing")
+        // The first link's check, then the user backs out; a second link arrives in this tab.
+        try page.click("#verify")
+        try wait(page, for: "the scan", timeout: 30) { $0.screen == "scan" && $0.overlay }
+        try page.click("#close")
+        try wait(page, for: "the cancelled screen", timeout: 10) { $0.screen == "cancelled" }
+        let second = try newLink()
+        _ = try page.evaluate("location.hash = '\(second.fragment)'")
+        let taken = try wait(page, for: "the landing screen of the new link", timeout: 10) { $0.screen == "landing" }
+        XCTAssertEqual(taken.screen, "landing")
+        XCTAssertEqual(try page.evaluate("location.hash") as? String, "", "the token leaves the address bar")
+        // Its check starts, then the page goes into the background (the document reports hidden).
+        try page.click("#verify")
+        try wait(page, for: "the scan", timeout: 30) { $0.screen == "scan" && $0.overlay }
+        _ = try page.evaluate("Object.defineProperty(document, 'hidden', { configurable: true, get: () => true }); document.dispatchEvent(new Event('visibilitychange')); 1")
+        let stopped = try wait(page, for: "the cancelled screen", timeout: 10) { $0.screen == "cancelled" }
+        XCTAssertEqual(stopped.screen, "cancelled")
+        let message = try XCTUnwrap(page.evaluate("document.getElementById('cancelled-message').textContent") as? String)
+        XCTAssertTrue(message.contains("went into the background"), message)
+        XCTAssertEqual(try page.evaluate("document.getElementById('preview').srcObject === null") as? Bool, true, "the camera is off")
+        // The session behind it ends cancelled on the server.
+        let deadline = Date().addingTimeInterval(20)
+        var reason: FailureReason?
+        while Date() < deadline, reason == nil {
+            reason = (try? report(server, second.id, bearer: Self.apiToken))?.verdict.reason
+            if reason == nil { Thread.sleep(forTimeInterval: 0.2) }
+        }
+        XCTAssertEqual(reason, .cancelled)
+        XCTAssertEqual(problems(page), [])
+    }
+
     /// Camera permission denied: its screen, then "Try again" once the camera is allowed; the
     /// close button cancels the session on the server.
     func testCameraPermissionDeniedThenAllowedAndTheCloseButtonCancels() throws {
