@@ -19,6 +19,15 @@ for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descr
     }
     if descriptor == STDOUT_FILENO { console.markStandardOutputClosed() }
 }
+// Swift's strings hold Unicode only: an argument that is not UTF-8 (a file name in Latin-1, say)
+// arrives with its bad bytes replaced, and the file "does not exist". Say what is wrong instead.
+for index in 1..<Int(CommandLine.argc) {
+    guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
+    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
+    let shown = bytes.map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0) }.joined()
+    console.error("error: argument \(index) is not valid UTF-8 (\(shown)): this engine reads UTF-8 file names only; rename the file")
+    exit(2)
+}
 // The commands that write files stop cleanly on SIGINT, SIGTERM and SIGHUP: no temporaries left,
 // an interrupted input's report says so (the service handles its own signals).
 if let command = CommandLine.arguments.dropFirst().first, ["analyze", "trace", "replay", "regress"].contains(command) {
