@@ -17,6 +17,10 @@ public struct ResourceLimits: Sendable, Equatable, Codable {
     /// Decoded megapixels per input (analysis stops at the verdict, so this bounds the decoding of
     /// a session that runs to the cap): 12,000 is 22.8 s of 4K at 60 fps or 1080p at 240 fps.
     public var maxDecodedMegapixels: Double
+    /// Media time a trace (which reads the whole input, not stopping at a verdict) may cover,
+    /// seconds: a video declaring more is refused at open, one whose frames go past it is
+    /// stopped there with an error. A 1-hour face-less clip at 1 fps took 118 s to trace.
+    public var maxTraceSeconds: Double = 600
 
     /// The engine's limits.
     public static let standard = ResourceLimits(maxFramePixels: FrameLimits.maxFramePixels,
@@ -24,11 +28,13 @@ public struct ResourceLimits: Sendable, Equatable, Codable {
                                                 maxFramesPerSecond: 240, maxDecodedMegapixels: 12_000)
 
     /// Creates limits (the shim's frame limits are fixed; these values only describe them).
-    public init(maxFramePixels: Int, maxFrameSide: Int, maxFramesPerSecond: Double, maxDecodedMegapixels: Double) {
+    public init(maxFramePixels: Int, maxFrameSide: Int, maxFramesPerSecond: Double, maxDecodedMegapixels: Double,
+                maxTraceSeconds: Double = 600) {
         self.maxFramePixels = maxFramePixels
         self.maxFrameSide = maxFrameSide
         self.maxFramesPerSecond = maxFramesPerSecond
         self.maxDecodedMegapixels = maxDecodedMegapixels
+        self.maxTraceSeconds = maxTraceSeconds
     }
 }
 
@@ -47,10 +53,13 @@ struct ResourceBudget {
         self.boundDecoding = boundDecoding
     }
 
-    /// Checks a video's declared frame rate before decoding.
-    func admit(path: String, declaredFramesPerSecond fps: Double) throws(InputError) {
+    /// Checks a video's declared frame rate (and, for a trace, its declared duration) before decoding.
+    func admit(path: String, declaredFramesPerSecond fps: Double, declaredSeconds: Double = 0) throws(InputError) {
         if fps > limits.maxFramesPerSecond {
             throw InputError(path: path, problem: "the video declares \(NumberFormat.string(fps)) frames per second, above the limit of \(NumberFormat.string(limits.maxFramesPerSecond))")
+        }
+        if !boundDecoding && declaredSeconds > limits.maxTraceSeconds {
+            throw InputError(path: path, problem: "the video lasts \(Int(declaredSeconds.rounded())) s; a trace covers at most \(Int(limits.maxTraceSeconds)) s of media (cut the video first)")
         }
     }
 
@@ -63,6 +72,9 @@ struct ResourceBudget {
         let span = Double(latest - first!) / 1e6
         if Double(frames) > limits.maxFramesPerSecond * (span + 1) {
             throw InputError(path: path, problem: "\(frames) frames within \(NumberFormat.string(span)) s of media time: frames arrive faster than the limit of \(NumberFormat.string(limits.maxFramesPerSecond)) per second")
+        }
+        if !boundDecoding && span > limits.maxTraceSeconds {
+            throw InputError(path: path, problem: "the frames go past \(Int(limits.maxTraceSeconds)) s of media, the most a trace covers (cut the video first)")
         }
         if boundDecoding && megapixels > limits.maxDecodedMegapixels {
             throw InputError(path: path, problem: "decoding budget exceeded: \(Int(megapixels)) megapixels decoded (limit \(Int(limits.maxDecodedMegapixels)))")

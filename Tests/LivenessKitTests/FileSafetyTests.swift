@@ -237,6 +237,22 @@ final class FileSafetyTests: XCTestCase {
         XCTAssertTrue(text.contains(#"argument 2 is not valid UTF-8 (caf\xe9.mp4)"#), text)
     }
 
+    /// Issue 27: `trace` had no budget (it reads whole inputs): a 1-hour face-less clip at 1 fps
+    /// took 118 s. A trace covers at most 600 s of media; a longer input is refused at open and
+    /// nothing is written.
+    func testATraceCoversAtMostTenMinutesOfMedia() throws {
+        try Fixtures.ffmpeg(["-f", "lavfi", "-i", "color=gray:s=64x64:r=1", "-t", "3600", "-c:v", "libx264", "-preset", "ultrafast",
+                             path("hour.mp4")])
+        let result = try run(["trace", "hour.mp4", "--output", "t.csv"])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.errors.contains("the video lasts 3600 s; a trace covers at most 600 s of media"), result.errors)
+        XCTAssertFalse(fm.fileExists(atPath: path("t.csv")))
+        // analyze stops at its verdict: the same clip is judged (no face: noFace at the cap).
+        let judged = try run(["analyze", "hour.mp4", "--output", "out"])
+        XCTAssertEqual(judged.status, 1, judged.errors)
+        XCTAssertEqual((try report("out/hour")["verdict"] as? [String: Any])?["reason"] as? String, "noFace")
+    }
+
     func testAnEmptyShardIsSaid() throws {
         // One input in four shards: three of them hold nothing, and say so.
         var empty = 0

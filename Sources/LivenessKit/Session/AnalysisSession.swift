@@ -63,7 +63,9 @@ public final class AnalysisSession {
         var warnings: [String] = []
         var previous: Int64?
         var budget = ResourceBudget(limits: limits, boundDecoding: stopAtVerdict)
-        if let info = source.videoInfo { try budget.admit(path: source.path, declaredFramesPerSecond: info.framesPerSecond) }
+        if let info = source.videoInfo {
+            try budget.admit(path: source.path, declaredFramesPerSecond: info.framesPerSecond, declaredSeconds: info.durationSeconds)
+        }
         // Decoding runs ahead on its own thread: frames and timestamps are those of reading the
         // file in turn.
         let prefetcher = FramePrefetcher(source: source, depth: 3)
