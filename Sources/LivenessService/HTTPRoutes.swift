@@ -133,6 +133,19 @@ final class HTTPRoutes: @unchecked Sendable {
             let link: [(String, String)] = result.signature == nil ? [] : [("link", "</v1/sessions/\(id)/report.sig>; rel=\"signature\"")]
             return HTTPResponse(status: 200, contentType: "application/json", body: [UInt8](data), headers: link)
         }
+        if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && parts[3] == "stream" && get {
+            // The camera client's question before it opens the stream: is this link still usable?
+            // With the session token (not the API token); nothing is claimed. An unknown session
+            // and a wrong token get the same answer.
+            guard let header = request.authorization, header.hasPrefix("Bearer ") else {
+                return .error(401, "unauthorized", "send the session token as Authorization: Bearer")
+            }
+            switch host.peek(id: parts[2], token: Array(header.dropFirst(7).utf8)) {
+            case .success: return .json(200, ["id": parts[2], "state": "created"])
+            case .failure(.alreadyStarted): return .error(410, "used", "this session's stream was already opened: the link is spent")
+            case .failure: return .error(404, "notFound", "no such session for this token (unknown, expired or finished)")
+            }
+        }
         if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && parts[3] == "report.sig" && get {
             guard authorized(request) else { return unauthorized() }
             let id = parts[2]

@@ -284,6 +284,17 @@ final class SessionHost: @unchecked Sendable {
         }
     }
 
+    /// Whether the camera client's `token` would open session `id` now, without claiming it
+    /// (the hosted page asks before it turns the camera on).
+    func peek(id: String, token: [UInt8]) -> Result<Void, Refusal> {
+        condition.withLock {
+            guard let session = sessions[id], session.state != .finished else { return .failure(.unknownSession) }
+            guard Secrets.equal(session.token, token) else { return .failure(.badToken) }
+            guard session.state == .created else { return .failure(.alreadyStarted) }
+            return .success(())
+        }
+    }
+
     /// Checks a camera client's token for session `id` and claims the session (single use).
     func claim(id: String, token: [UInt8]) -> Result<Void, Refusal> {
         condition.withLock {

@@ -362,6 +362,23 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual((next(c, "ack")?["seq"] as? NSNumber)?.intValue, 1)
     }
 
+    /// Issue 27: the hosted page turned the camera on for a dead link. It can now ask first:
+    /// `GET /v1/sessions/{id}/stream` with the session token claims nothing and says whether
+    /// the stream would open.
+    func testACameraClientCanAskWhetherItsLinkIsStillUsable() throws {
+        let server = try server()
+        let (id, token) = try session(server)
+        let address = try address(server)
+        XCTAssertEqual(try ServiceClient.request("GET", "/v1/sessions/\(id)/stream", at: address, bearer: token).status, 200)
+        XCTAssertEqual(try ServiceClient.request("GET", "/v1/sessions/\(id)/stream", at: address, bearer: token).status, 200, "asking spends nothing")
+        XCTAssertEqual(try ServiceClient.request("GET", "/v1/sessions/\(id)/stream", at: address).status, 401)
+        let wrong = (token.first == "0" ? "1" : "0") + token.dropFirst()
+        XCTAssertEqual(try ServiceClient.request("GET", "/v1/sessions/\(id)/stream", at: address, bearer: wrong).status, 404)
+        XCTAssertEqual(try ServiceClient.request("GET", "/v1/sessions/nosuch/stream", at: address, bearer: token).status, 404)
+        _ = try connect(server, id, token)
+        XCTAssertEqual(try ServiceClient.request("GET", "/v1/sessions/\(id)/stream", at: address, bearer: token).status, 410)
+    }
+
     func testTokensAreCheckedAndSingleUse() throws {
         let server = try server()
         let (id, token) = try session(server)

@@ -475,7 +475,12 @@ enum WebFlowScript {
     reveal($('overlay'), false);
     setHud('Starting the camera\u2026');
     show('scan');
-    openCamera().then(function (ok) {
+    // A link is asked about before the camera turns on: a spent or expired one never does.
+    var usable = state.link ? linkUsable(state.link) : Promise.resolve(true);
+    usable.then(function (ok) {
+      if (!ok || attempt !== state.attempt) return false;
+      return openCamera();
+    }).then(function (ok) {
       if (attempt !== state.attempt) { if (ok) stopCamera(); return null; }
       if (!ok) { halt(); return null; }
       if (state.link) return state.link;
@@ -486,6 +491,25 @@ enum WebFlowScript {
     }).then(function (link) {
       if (!link || attempt !== state.attempt) return;
       connect(link, attempt);
+    });
+  }
+
+  // Whether the service would open the link's stream now (GET …/stream with the session token
+  // claims nothing). A spent or unknown link shows its screen; no answer is a lost connection.
+  function linkUsable(link) {
+    return fetch('/v1/sessions/' + link.id + '/stream', {
+      method: 'GET', cache: 'no-store', credentials: 'omit', headers: { Authorization: 'Bearer ' + link.token }
+    }).then(function (response) {
+      if (response.status === 200) return true;
+      if (state.link === link) state.link = null;
+      halt();
+      showLink(response.status === 410
+        ? 'This verification link was already used. Return to the app or site that sent you here to start a new check.'
+        : 'This verification link has expired or was already used. Return to the app or site that sent you here to start a new check.');
+      return false;
+    }, function () {
+      lost('We could not reach the verification service. Check that you are online, then try again.');
+      return false;
     });
   }
 

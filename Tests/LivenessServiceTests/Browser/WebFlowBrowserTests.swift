@@ -397,10 +397,18 @@ final class WebFlowBrowserTests: XCTestCase {
         // Opened again, the link's token is spent: the page says so instead of scanning.
         try page.call("Page.navigate", ["url": "about:blank"])
         try open(page, link)
+        // Issue 27: the camera turned on for a dead link. Count the page's camera requests.
+        _ = try page.evaluate("""
+            window.cameraAsked = 0;
+            const ask = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+            navigator.mediaDevices.getUserMedia = (c) => { window.cameraAsked++; return ask(c); };
+            1
+            """)
         try page.click("#verify")
         let again = try wait(page, for: "the used-link screen", timeout: 30) { !["scan", "landing"].contains($0.screen) }
         XCTAssertEqual(again.screen, "link")
         XCTAssertEqual(again.title, "This link cannot be used")
+        XCTAssertEqual(try page.evaluate("window.cameraAsked") as? Int, 0, "the camera is not asked for a spent link")
     }
 
     /// Issue 27: a new link opened into a tab that already shows the page was ignored (only the
