@@ -5,6 +5,8 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
 }
 
 #include <algorithm>
@@ -55,6 +57,22 @@ ft_status Decoder::open(const char *path, int stream, ft_error *error) {
     // threads, one more than the cores this process may use (3 on 2 cores), so that a thread
     // waiting on a reference frame leaves no core idle while the engine tracks beside it.
     codec_->thread_count = 0;
+    // What one decoded picture costs, from the stream's declared format: the frame limit counts
+    // pixels, but a 50-megapixel 4:4:4 10-bit picture is 300 MB and such a clip peaked at 1.3 GB.
+    // Pictures over kMaxPictureBytes are refused; from kSliceThreadsPictureBytes on, only slice
+    // threads decode (frame threads each hold pictures of their own: a 16384x3050 4:2:0 clip
+    // peaked at 1.2 GB with them, 0.63 GB without), so that any accepted file stays within 1 GB.
+    // The container may not say the picture format before decoding (MP4): then the size alone
+    // decides, as for 8-bit 4:2:0; the first picture decoded is checked against the limit
+    // (Decoder::picture_bytes, video.cpp).
+    const AVPixelFormat format = (AVPixelFormat)st->codecpar->format;
+    const int64_t declared = picture_bytes(format == AV_PIX_FMT_NONE ? AV_PIX_FMT_YUV420P : format,
+                                           st->codecpar->width, st->codecpar->height);
+    if (declared > kMaxPictureBytes)
+        return set_error(error, "%s: its %dx%d %s pictures are %lld MB each, above the limit of %d MB a decoded picture",
+                         path, st->codecpar->width, st->codecpar->height, av_get_pix_fmt_name(format),
+                         (long long)(declared >> 20), kMaxPictureBytes >> 20), FT_ERR_LIMIT;
+    if (declared > kSliceThreadsPictureBytes) codec_->thread_type = FF_THREAD_SLICE;
     // A picture over the frame limit is refused by libavcodec from its bitstream header, before
     // its buffer is allocated (a 64x64 container whose MJPEG frames are 16000x16000 cost 2.45 GB
     // when each frame was checked after decoding). Such a picture counts as a damaged one.
@@ -111,6 +129,12 @@ ft_status Decoder::next(AVFrame *frame) {
     }
     finished_ = true;
     return FT_END_OF_STREAM;
+}
+
+int64_t Decoder::picture_bytes(int format, int width, int height) {
+    if (format < 0 || width <= 0 || height <= 0) return 0;
+    int bytes = av_image_get_buffer_size((AVPixelFormat)format, width, height, 1);
+    return bytes > 0 ? bytes : 0;
 }
 
 double Decoder::milliseconds(const AVFrame *frame) const {

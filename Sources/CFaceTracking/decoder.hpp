@@ -38,6 +38,16 @@ public:
     /// libavcodec refuses from their header before decoding them.
     int skipped() const { return skipped_.load(std::memory_order_relaxed); }
 
+    /// Bytes of one decoded picture of `format` (an AVPixelFormat), 0 when unknown.
+    static int64_t picture_bytes(int format, int width, int height);
+    /// The largest decoded picture accepted, bytes: 50 megapixels at 4:2:0 with 16-bit samples,
+    /// or at 4:4:4 with 8-bit ones (a 50-megapixel 4:4:4 10-bit clip, 300 MB a picture, peaked
+    /// at 1.3 GB).
+    static constexpr int64_t kMaxPictureBytes = 160ll << 20;
+    /// Pictures larger than this are decoded with slice threads only: frame threads each hold
+    /// pictures of their own (a 16384x3050 4:2:0 clip peaked at 1.2 GB with them, 0.63 GB without).
+    static constexpr int64_t kSliceThreadsPictureBytes = 24ll << 20;
+
 private:
     std::atomic<int> skipped_{0};  // read from another thread than the decoding one
     AVFormatContext *format_ = nullptr;

@@ -8,6 +8,7 @@
 
 extern "C" {
 #include <libavutil/frame.h>
+#include <libavutil/pixdesc.h>
 }
 
 #include <opencv2/core.hpp>
@@ -78,6 +79,14 @@ static ft_status next_picture(ft_video &video, std::shared_ptr<ft::Picture> &pic
         ft::set_error(error, "%s: a frame of %dx%d pixels exceeds the limit (%lld megapixels, %d pixels a side)",
                       video.path.c_str(), size.width, size.height, (long long)(limits.max_frame_pixels / 1000000),
                       limits.max_frame_side);
+        return FT_ERR_LIMIT;
+    }
+    const int64_t bytes = ft::Decoder::picture_bytes(frame->format, frame->width, frame->height);
+    if (bytes > ft::Decoder::kMaxPictureBytes) {
+        ft::set_error(error, "%s: its %dx%d %s pictures are %lld MB each, above the limit of %lld MB a decoded picture",
+                      video.path.c_str(), frame->width, frame->height, av_get_pix_fmt_name((AVPixelFormat)frame->format),
+                      (long long)(bytes >> 20), (long long)(ft::Decoder::kMaxPictureBytes >> 20));
+        av_frame_free(&frame);
         return FT_ERR_LIMIT;
     }
     picture = std::make_shared<ft::Picture>(frame, video.upright, video.converter);

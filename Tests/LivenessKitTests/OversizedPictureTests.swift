@@ -48,4 +48,47 @@ final class OversizedPictureTests: XCTestCase {
         // stays near its model's size (about 180 MB).
         XCTAssertLessThan(peak, 400_000, "peak \(peak) kB")
     }
+
+    /// Peak memory (kB, GNU time) and standard error of `liveness` with `arguments`.
+    private func peak(_ arguments: [String]) throws -> (status: Int32, kilobytes: Int, errors: String) {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else {
+            throw Skip.unavailable("/usr/bin/time is not installed: run Tools/setup.sh --test")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+        process.arguments = ["-f", "peak-kb %M", try Fixtures.livenessExecutable()] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let kb = text.split(separator: "\n").first { $0.hasPrefix("peak-kb ") }.flatMap { Int($0.dropFirst(8)) } ?? -1
+        return (process.terminationStatus, kb, text)
+    }
+
+    /// Issue 27: an H.264 clip of 16384×3050 (49.97 MP, within the frame limits) cost 1.2 GB; a
+    /// 4:4:4 10-bit one of the same size 1.3 GB. Any accepted file now stays within 1 GB: huge
+    /// pictures are decoded with slice threads and fewer frames ahead, and a picture over 160 MB
+    /// decoded is refused.
+    func testTheLargestAcceptedVideoStaysWithinOneGigabyte() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let wide = dir.appendingPathComponent("wide.mp4").path, deep = dir.appendingPathComponent("deep.mp4").path
+        try Fixtures.ffmpeg(["-f", "lavfi", "-i", "testsrc=s=16384x3050:r=5", "-t", "1.2", "-c:v", "libx264", "-preset", "ultrafast",
+                             "-pix_fmt", "yuv420p", wide])
+        try Fixtures.ffmpeg(["-f", "lavfi", "-i", "testsrc=s=16384x3050:r=5", "-t", "0.6", "-c:v", "libx264", "-preset", "ultrafast",
+                             "-pix_fmt", "yuv444p10le", deep])
+        for command in ["analyze", "trace"] {
+            let output = command == "analyze" ? ["--output", dir.appendingPathComponent("out").path]
+                : ["--output", dir.appendingPathComponent("t.csv").path]
+            let run = try peak([command, wide] + output)
+            XCTAssertNotEqual(run.status, 2, "\(command): \(run.errors)")
+            XCTAssertGreaterThan(run.kilobytes, 0, run.errors)
+            XCTAssertLessThan(run.kilobytes, 1_000_000, "\(command) of a 50 MP clip peaked at \(run.kilobytes) kB")
+        }
+        let refused = try peak(["trace", deep, "--output", dir.appendingPathComponent("d.csv").path])
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(refused.errors.contains("yuv444p10le pictures are 285 MB each, above the limit of 160 MB a decoded picture"), refused.errors)
+        XCTAssertLessThan(refused.kilobytes, 1_000_000)
+    }
 }

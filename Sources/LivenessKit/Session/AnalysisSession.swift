@@ -26,6 +26,13 @@ public final class AnalysisSession {
     /// The machine after the frames processed so far.
     public var machine: LivenessMachine { processor.machine }
     private let stopAtVerdict: Bool
+    /// Frames decoded ahead: 3, or fewer when frames are so large that three of them (with their
+    /// grey copies) would cost hundreds of megabytes: one above 16 megapixels, two above 8.
+    static func prefetchDepth(width: Int, height: Int) -> Int {
+        let pixels = width * height
+        return pixels > 16_000_000 ? 1 : pixels > 8_000_000 ? 2 : 3
+    }
+
     /// What the input may cost (frame size, frame rate, decoding); see `ResourceLimits`.
     public let limits: ResourceLimits
 
@@ -68,7 +75,9 @@ public final class AnalysisSession {
         }
         // Decoding runs ahead on its own thread: frames and timestamps are those of reading the
         // file in turn.
-        let prefetcher = FramePrefetcher(source: source, depth: 3)
+        // Three frames ahead, fewer for huge frames so that any accepted file stays within 1 GB
+        // (a 16384×3050 H.264 clip, 50 MP, peaked at 1.2 GB with three).
+        let prefetcher = FramePrefetcher(source: source, depth: Self.prefetchDepth(width: source.width, height: source.height))
         defer { prefetcher.stop() }
         loop: while true {
             let item: DecodedFrame
