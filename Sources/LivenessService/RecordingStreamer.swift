@@ -109,8 +109,11 @@ public struct RecordingStreamer {
             if lockStep {
                 while outcome.verdict == nil && !closed {
                     guard let message = connection.next(timeout: 60) else { throw ServiceError("no answer for frame \(sequence) within 60 s") }
-                    if let object = take(message), object["type"] as? String == "ack",
-                       (object["seq"] as? NSNumber)?.int64Value ?? -1 >= Int64(sequence) { break }
+                    guard let object = take(message) else { continue }
+                    if object["type"] as? String == "ack", (object["seq"] as? NSNumber)?.int64Value ?? -1 >= Int64(sequence) { break }
+                    // A refused frame (too large, not an image) is answered with an error and no
+                    // ack: in lock-step it is the frame in flight, so the next one goes.
+                    if object["type"] as? String == "error" { break }
                 }
             }
             sequence &+= 1

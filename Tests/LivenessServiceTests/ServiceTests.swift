@@ -379,6 +379,23 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(try ServiceClient.request("GET", "/v1/sessions/\(id)/stream", at: address, bearer: token).status, 410)
     }
 
+    /// The reference client in lock-step waited for an ack of a refused frame (the service
+    /// answers it with an error and no ack) until the idle timeout ended the session: every frame
+    /// of a recording beyond the stream's frame limits now goes, each refused with its error.
+    func testALockStepClientGoesOnAfterARefusedFrame() throws {
+        let server = try server()
+        let dir = try Fixtures.temporaryDirectory(self)
+        let clip = dir.appendingPathComponent("wide.mp4").path  // 4200×2100: 8.8 MP, over the 8.3 MP of 4K
+        try Fixtures.ffmpeg(["-f", "lavfi", "-i", "testsrc=s=4200x2100:r=25", "-frames:v", "6", "-c:v", "libx264", "-preset", "ultrafast",
+                             "-pix_fmt", "yuv420p", clip])
+        var streamer = RecordingStreamer(address: try address(server))
+        streamer.jpeg = true
+        let outcome = try streamer.run(try FrameSource(path: clip))
+        XCTAssertEqual(outcome.framesSent, 6)
+        XCTAssertEqual(outcome.messages.filter { $0["type"] as? String == "error" && $0["code"] as? String == "frameTooLarge" }.count, 6)
+        XCTAssertEqual(outcome.verdict?["reason"] as? String, "cancelled", "the recording ended: the client cancelled")
+    }
+
     func testTokensAreCheckedAndSingleUse() throws {
         let server = try server()
         let (id, token) = try session(server)
