@@ -262,7 +262,8 @@ final class HTTPRoutes: @unchecked Sendable {
             "subprotocol": StreamProtocol.subprotocol,
             "actions": Action.allCases.map(\.rawValue),
             "policy": ["defaults": policy, "clientOverrides": "any key within its bounds, never weaker than the session's policy"],
-            "limits": configuration.limits.dictionary,
+            "limits": configuration.limits.dictionary.merging(
+                ["memoryWorstCaseBytes": configuration.limits.worstCaseMemoryBytes(workers: configuration.workers)]) { a, _ in a },
             "formats": [
                 "frames": FrameFormat.allCases.map(\.name),
                 "uploads": InputList.extensions.sorted(),

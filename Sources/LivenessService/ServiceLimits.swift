@@ -34,6 +34,26 @@ public struct ServiceLimits: Sendable, Equatable {
     /// Creates the defaults.
     public init() {}
 
+    /// Memory of the process apart from sessions: the landmark model, the detector and the
+    /// runtime, bytes (measured: 163 MB at start; a margin for the upload queue).
+    static let baseMemoryBytes = 200 << 20
+
+    /// What one session may hold at most, bytes: its largest frame as BGR and grey, the two
+    /// stills it keeps (BGR), and one pending message.
+    public var sessionMemoryBytes: Int { maxStreamFramePixels * (3 + 1 + 2 * 3) + maxMessageBytes }
+
+    /// What one frame worker may hold at most while it processes a frame, bytes: the decoded
+    /// JPEG and the working copies of the largest frame (pyramids, thumbnails, rotation).
+    public var workerMemoryBytes: Int { maxStreamFramePixels * 12 }
+
+    /// The service's worst case, bytes, with `maxSessions` sessions at their largest frames on
+    /// `workers` workers: published in `/v1/capabilities` (`memoryWorstCaseBytes`). Measured
+    /// against it: 16 sessions streaming 4K JPEG frames at once on 2 workers peaked at 1.22 GB; this
+    /// bound is 1.87 GB there (`ServiceMemoryTests`).
+    public func worstCaseMemoryBytes(workers: Int) -> Int {
+        Self.baseMemoryBytes + maxSessions * sessionMemoryBytes + max(1, workers) * workerMemoryBytes
+    }
+
     /// The limits as a JSON object (for `session` and `/v1/capabilities`), with the engine's frame limits.
     var dictionary: [String: Any] {
         let frames = ResourceLimits.standard
