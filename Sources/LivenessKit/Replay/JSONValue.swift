@@ -36,13 +36,15 @@ enum JSONValue: Decodable, Equatable, Sendable {
         try parse(Array(text.utf8))
     }
 
-    /// Parses JSON text. It is first read by the strict RFC 8259 reader (`CanonicalJSON`), which
-    /// refuses what Foundation lets through silently: a **duplicate key** (Foundation keeps the
-    /// first, Python and jq the last, so a reviewer would read another value than the one
-    /// applied), and nesting deeper than 64 levels, which gets its own message.
+    /// Parses JSON text with the strict RFC 8259 reader (`CanonicalJSON`), once. It refuses what
+    /// Foundation lets through silently: a **duplicate key** (Foundation keeps the first, Python
+    /// and jq the last, so a reviewer would read another value than the one applied), and nesting
+    /// deeper than 64 levels, which gets its own message. Numbers become the nearest double, as
+    /// Foundation's reader gives them.
     static func parse(_ bytes: [UInt8]) throws(JSONLineError) -> JSONValue {
+        let value: CanonicalJSON.Value
         do {
-            _ = try CanonicalJSON.parse(bytes)
+            value = try CanonicalJSON.parse(bytes)
         } catch {
             if error.message.hasPrefix("duplicate key") {
                 throw JSONLineError(message: "\(error.message) at byte \(error.offset): a key may appear only once")
@@ -52,13 +54,34 @@ enum JSONValue: Decodable, Equatable, Sendable {
             }
             throw JSONLineError(message: "not valid JSON (\(error.message) at byte \(error.offset))")
         }
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch let DecodingError.dataCorrupted(context) {
-            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            throw JSONLineError(message: "not valid JSON (\(underlying ?? context.debugDescription))")
-        } catch {
-            throw JSONLineError(message: "not valid JSON")
+        return try JSONValue(value)
+    }
+
+    /// The same value as `JSONValue`. Two keys that differ in bytes but are one Swift string
+    /// (canonically equivalent Unicode) are a duplicate here too.
+    private init(_ value: CanonicalJSON.Value) throws(JSONLineError) {
+        switch value {
+        case .null: self = .null
+        case let .bool(b): self = .bool(b)
+        case let .integer(text):
+            guard let d = Double(text), d.isFinite else { throw JSONLineError(message: "not valid JSON (a number too large for a double)") }
+            self = .number(d)
+        case let .number(d): self = .number(d)
+        case let .string(s): self = .string(s)
+        case let .array(items):
+            var out: [JSONValue] = []
+            out.reserveCapacity(items.count)
+            for item in items { out.append(try JSONValue(item)) }
+            self = .array(out)
+        case let .object(members):
+            var out: [String: JSONValue] = [:]
+            out.reserveCapacity(members.count)
+            for (key, member) in members {
+                guard out.updateValue(try JSONValue(member), forKey: key) == nil else {
+                    throw JSONLineError(message: "duplicate key \"\(key)\": a key may appear only once")
+                }
+            }
+            self = .object(out)
         }
     }
 
