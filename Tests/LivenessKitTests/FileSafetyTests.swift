@@ -221,20 +221,11 @@ final class FileSafetyTests: XCTestCase {
     /// A file name that is not UTF-8 cannot reach the engine intact (Swift's strings are
     /// Unicode): it used to be "No such file or directory" for a file that exists.
     func testANonUTF8FileNameIsSaidToBeOne() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // The name caf\xe9.mp4 (Latin-1), made and passed by the shell as raw bytes.
-        process.arguments = ["-c", #"cp "$1" "$(printf 'caf\351.mp4')" && exec "$0" analyze "$(printf 'caf\351.mp4')""#,
-                             try Fixtures.livenessExecutable(), try Fixtures.generated("astronaut-still.mp4")]
-        process.currentDirectoryURL = dir
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 2)
-        XCTAssertTrue(text.contains(#"argument 2 is not valid UTF-8 (caf\xe9.mp4)"#), text)
+        let run = try Fixtures.runTool("/bin/sh", ["-c", #"cp "$1" "$(printf 'caf\351.mp4')" && exec "$0" analyze "$(printf 'caf\351.mp4')""#,
+                                                   try Fixtures.livenessExecutable(), try Fixtures.generated("astronaut-still.mp4")], in: dir)
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.errors.contains(#"argument 2 is not valid UTF-8 (caf\xe9.mp4)"#), run.errors)
     }
 
     /// Issue 27: `trace` had no budget (it reads whole inputs): a 1-hour face-less clip at 1 fps

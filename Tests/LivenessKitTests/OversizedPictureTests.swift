@@ -45,17 +45,9 @@ final class OversizedPictureTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else {
             throw Skip.unavailable("/usr/bin/time is not installed: run Tools/setup.sh --test")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-        process.arguments = ["-f", "peak-kb %M", try Fixtures.livenessExecutable()] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let kb = text.split(separator: "\n").first { $0.hasPrefix("peak-kb ") }.flatMap { Int($0.dropFirst(8)) } ?? -1
-        return (process.terminationStatus, kb, text)
+        let run = try Fixtures.runTool("/usr/bin/time", ["-f", "peak-kb %M", try Fixtures.livenessExecutable()] + arguments)
+        let kb = run.errors.split(separator: "\n").first { $0.hasPrefix("peak-kb ") }.flatMap { Int($0.dropFirst(8)) } ?? -1
+        return (run.status, kb, run.errors)
     }
 
     /// Issue 27: an H.264 clip of 16384×3050 (49.97 MP, within the frame limits) cost 1.2 GB; a

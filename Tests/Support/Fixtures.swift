@@ -84,6 +84,22 @@ extension Fixtures {
         public var errors: String
     }
 
+    /// Runs `executable` with `arguments` (in `directory` when given) to its end: its exit status
+    /// and standard error; standard output is discarded.
+    public static func runTool(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: "", errors: text)
+    }
+
     /// Runs the `liveness` executable with `arguments`; standard output goes to `standardOutput`
     /// (a path such as /dev/full) when given, else it is captured; `closeStandardOutput` starts
     /// it with descriptor 1 closed (through the shell's `>&-`).
