@@ -1,6 +1,8 @@
 // Images: decoding, raw pixels, encoding, scaling, quality measures (OpenCV imgcodecs/imgproc).
 #include "container.hpp"
 #include "internal.hpp"
+
+#include <algorithm>
 #include "picture.hpp"
 #include "jpeg.hpp"
 #include "png.hpp"
@@ -103,6 +105,51 @@ void area_reduce(const cv::Mat &base, const std::vector<cv::Mat> *halves, cv::Re
     } else {
         cv::resize((*source)(at), out, size, 0, 0, cv::INTER_AREA);
     }
+}
+
+namespace {
+bool flat_row(const cv::Mat &gray, int y, int x0, int x1) {
+    const uchar *p = gray.ptr<uchar>(y);
+    auto mm = std::minmax_element(p + x0, p + x1);
+    return *mm.second - *mm.first <= kPaddingRange;
+}
+bool flat_col(const cv::Mat &gray, int x, int y0, int y1) {
+    int lo = 255, hi = 0;
+    for (int y = y0; y < y1; ++y) {
+        int v = gray.at<uchar>(y, x);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        if (hi - lo > kPaddingRange) return false;
+    }
+    return true;
+}
+}  // namespace
+
+cv::Rect picture_area(const cv::Mat &gray) {
+    if (gray.empty() || gray.type() != CV_8UC1) return cv::Rect(0, 0, gray.cols, gray.rows);
+    int top = 0, bottom = gray.rows, left = 0, right = gray.cols;
+    while (top < gray.rows / 2 && flat_row(gray, top, 0, gray.cols)) ++top;
+    while (bottom > gray.rows / 2 && flat_row(gray, bottom - 1, 0, gray.cols)) --bottom;
+    while (left < gray.cols / 2 && flat_col(gray, left, top, bottom)) ++left;
+    while (right > gray.cols / 2 && flat_col(gray, right - 1, top, bottom)) --right;
+    return cv::Rect(left, top, right - left, bottom - top);
+}
+
+bool picture_area_holds(const cv::Mat &gray, const cv::Rect &area) {
+    if (gray.empty() || gray.type() != CV_8UC1 || area.width <= 0 || area.height <= 0 ||
+        (area & cv::Rect(0, 0, gray.cols, gray.rows)) != area)
+        return false;
+    const int x0 = area.x, x1 = area.x + area.width, y0 = area.y, y1 = area.y + area.height;
+    // Each band's innermost line is still flat, and the picture's outermost lines still are not.
+    if (y0 > 0 && !flat_row(gray, y0 - 1, 0, gray.cols)) return false;
+    if (y1 < gray.rows && !flat_row(gray, y1, 0, gray.cols)) return false;
+    if ((y0 < gray.rows / 2 && flat_row(gray, y0, 0, gray.cols)) || (y1 > gray.rows / 2 && flat_row(gray, y1 - 1, 0, gray.cols)))
+        return false;
+    if (x0 > 0 && !flat_col(gray, x0 - 1, y0, y1)) return false;
+    if (x1 < gray.cols && !flat_col(gray, x1, y0, y1)) return false;
+    if ((x0 < gray.cols / 2 && flat_col(gray, x0, y0, y1)) || (x1 > gray.cols / 2 && flat_col(gray, x1 - 1, y0, y1)))
+        return false;
+    return true;
 }
 
 }  // namespace ft

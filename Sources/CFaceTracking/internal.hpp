@@ -145,4 +145,18 @@ const cv::Mat *smallest_level(const cv::Mat &base, const std::vector<cv::Mat> *h
 void area_reduce(const cv::Mat &base, const std::vector<cv::Mat> *halves, cv::Rect region, cv::Size size, cv::Mat &out,
                  int min_ratio, bool trim);
 
+/// Grey levels a row or column of padding may span at full resolution. Digital padding
+/// (letterbox or pillarbox bars, a picture centred in a larger frame) is flat to a level or two
+/// even after lossy coding; a real dark or plain region of a camera's picture keeps its noise.
+constexpr int kPaddingRange = 2;
+
+/// The picture area of the full-resolution grey frame `gray`: the frame less the flat bands
+/// along its four edges (whole rows or columns spanning at most `kPaddingRange` grey levels),
+/// at most half of each dimension. A frame without padding gives the whole frame.
+cv::Rect picture_area(const cv::Mat &gray);
+
+/// Whether `area` (found by `picture_area` on an earlier frame of the same size) is still the
+/// picture area of `gray`, checked on the lines at its boundary only.
+bool picture_area_holds(const cv::Mat &gray, const cv::Rect &area);
+
 }  // namespace ft

@@ -71,16 +71,17 @@ double eye_distance(const double *points) {
     return std::hypot((lx - rx) / 6.0, (ly - ry) / 6.0);
 }
 
-bool PoseEstimator::estimate(const double *points, int width, int height, Pose &pose) {
+bool PoseEstimator::estimate(const double *points, const cv::Rect &area, Pose &pose) {
     std::vector<cv::Point3d> model(kPoseModel, kPoseModel + kPosePointCount);
     std::vector<cv::Point2d> image;
     image.reserve(kPosePointCount);
     for (int i : kPoseIndices) image.emplace_back(points[2 * i], points[2 * i + 1]);
-    // Intrinsics from the frame size: focal length = the longer side in pixels (about 53°
+    // Intrinsics from the picture's size: focal length = the longer side in pixels (about 53°
     // across the longer side, a typical front camera), principal point at the centre, no
-    // distortion.
-    double focal = std::max(width, height);
-    cv::Matx33d camera(focal, 0, width / 2.0, 0, focal, height / 2.0, 0, 0, 1);
+    // distortion. The picture is the frame less its padding (a video letterboxed or centred in
+    // a larger frame): padding widens the frame, not the camera's view.
+    double focal = std::max(area.width, area.height);
+    cv::Matx33d camera(focal, 0, area.x + area.width / 2.0, 0, focal, area.y + area.height / 2.0, 0, 0, 1);
     cv::Mat rvec, tvec;
     // SQPnP finds the global minimum for each frame on its own (no warm start that could keep
     // a wrong local minimum from frame to frame).

@@ -21,10 +21,15 @@ struct Pose {
 };
 
 /// solvePnP (SQPnP) of the rigid landmarks against a generic 3D face, with intrinsics derived
-/// from the frame size. Stateless: each frame is solved on its own.
+/// from the frame size (or the picture area within it). Stateless: each frame is solved on its own.
 class PoseEstimator {
 public:
-    bool estimate(const double *points, int width, int height, Pose &pose);
+    bool estimate(const double *points, int width, int height, Pose &pose) {
+        return estimate(points, cv::Rect(0, 0, width, height), pose);
+    }
+    /// With the camera's picture occupying `area` of the frame (padding around it is no part of
+    /// the camera's view): focal length its longer side, principal point its centre.
+    bool estimate(const double *points, const cv::Rect &area, Pose &pose);
     void reset() {}
 };
 

@@ -256,6 +256,8 @@ struct ft_tracker {
     std::unique_ptr<FilterBank> fine_filters;
     unsigned long fine_levels = 0;
     ft::PoseEstimator pose;
+    /// The picture area (the frame less its padding) of the last frame it was found on.
+    cv::Rect picture;
     // The frame's grey image during a call: `own_gray` (converted here) or the caller's, and its
     // reductions by 2, 4, ... (`ft::build_halves`; null when the caller's image has none).
     cv::Mat gray;
@@ -348,7 +350,10 @@ void measure(ft_tracker &t, ft_observation *out, int width, int height) {
     out->eye_distance_px = ft::eye_distance(p);
     auto start = Clock::now();
     ft::Pose pose;
-    if (t.pose.estimate(p, width, height, pose)) {
+    // The camera's picture: the frame less any padding round it (letterboxing), found again
+    // only when the last frame's no longer holds (its boundary lines checked).
+    if (!ft::picture_area_holds(t.gray, t.picture)) t.picture = ft::picture_area(t.gray);
+    if (t.pose.estimate(p, t.picture, pose)) {
         out->yaw_degrees = pose.yaw_degrees;
         out->line_of_sight_yaw_degrees = pose.line_of_sight_yaw_degrees;
         out->pitch_degrees = pose.pitch_degrees;
