@@ -1,6 +1,8 @@
 // The tracking pipeline's per-stage costs, measured side by side in one run (release build):
 // decode only; HOG detection on every frame; the tracked pipeline (detect once, then landmarks in
-// the previous box); the tracked pipeline with the device-rotation estimate.
+// the previous box); the tracked pipeline with the device-rotation estimate; the recapture check's
+// border measurement (FaceEnclosure) timed on every tracked frame, and its share of a frame at the
+// sampler's cadence.
 import FaceTracking
 import Foundation
 import LivenessCore
@@ -17,11 +19,13 @@ struct Run {
     var frames = 0
     var wall = 0.0
     var decode = 0.0, detect = 0.0, landmarks = 0.0, pose = 0.0, rotation = 0.0, faces = 0
+    /// Seconds spent in FaceEnclosure.measure and how many measurements (every tracked frame).
+    var enclosure = 0.0, enclosures = 0
     var msPerFrame: Double { wall * 1000 / Double(max(frames, 1)) }
     var fps: Double { Double(frames) / max(wall, 1e-9) }
 }
 
-func measure(_ name: String, video: String, repeats: Int, track: Bool?, rotation: Bool) throws -> Run {
+func measure(_ name: String, video: String, repeats: Int, track: Bool?, rotation: Bool, enclosure: Bool = false) throws -> Run {
     var run = Run(name: name)
     let model = try LandmarkModel.load()
     let clock = ContinuousClock()
@@ -32,6 +36,7 @@ func measure(_ name: String, video: String, repeats: Int, track: Bool?, rotation
         let tracker = try FaceTracker(model: model, configuration: configuration)
         let estimator = VideoRotationEstimator(width: reader.info.width, height: reader.info.height)
         let frame = Image()
+        let gray = Image()
         let start = clock.now
         while true {
             let t0 = clock.now
@@ -50,6 +55,13 @@ func measure(_ name: String, video: String, repeats: Int, track: Bool?, rotation
                 run.pose += m.poseMilliseconds / 1000
                 if m.face != nil { run.faces += 1 }
                 if rotation { estimator.didObserve(m) }
+                if enclosure, let face = m.face {
+                    try frame.gray(into: gray)
+                    let t2 = clock.now
+                    _ = try? FaceEnclosure.measure(gray: gray, box: face.box, landmarks: face.landmarks)
+                    run.enclosure += seconds(clock.now - t2)
+                    run.enclosures += 1
+                }
             }
         }
         run.wall += seconds(clock.now - start)
@@ -65,6 +77,7 @@ func pipelineBenchmark(video: String, repeats: Int) throws {
         try measure("HOG on every frame", video: video, repeats: repeats, track: false, rotation: false),
         try measure("tracked", video: video, repeats: repeats, track: true, rotation: false),
         try measure("tracked + rotation estimate", video: video, repeats: repeats, track: true, rotation: true),
+        try measure("tracked + border enclosure", video: video, repeats: repeats, track: true, rotation: false, enclosure: true),
     ]
     func ms(_ total: Double, _ frames: Int) -> String { String(format: "%7.2f", total * 1000 / Double(max(frames, 1))) }
     print("pipeline                      ms/frame     fps   decode   detect  landmarks   pose  rotation  face%")
@@ -77,6 +90,13 @@ func pipelineBenchmark(video: String, repeats: Int) throws {
     print(String(format: "tracked vs HOG on every frame: %.1fx faster; rotation estimate adds %.0f%% (%.2f ms/frame)",
                  every.msPerFrame / tracked.msPerFrame, 100 * (full.msPerFrame / tracked.msPerFrame - 1),
                  full.rotation * 1000 / Double(max(full.frames, 1))))
+    // The sampler measures the first 8 frames of a face, then one frame every 0.2 s of media time.
+    let withEnclosure = runs[4]
+    let perMeasurement = withEnclosure.enclosure * 1000 / Double(max(withEnclosure.enclosures, 1))
+    let perSecond = min(info.framesPerSecond, 1 / 0.2)
+    let perFrame = perMeasurement * perSecond / max(info.framesPerSecond, 1)
+    print(String(format: "border enclosure: %.2f ms per measurement (%d measured); at 5 per second of %.0f fps video %.3f ms per frame, %.1f%% of a tracked frame",
+                 perMeasurement, withEnclosure.enclosures, info.framesPerSecond, perFrame, 100 * perFrame / tracked.msPerFrame))
     try compareLandmarkFits(video: video)
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)

@@ -336,6 +336,37 @@ ft_status ft_estimate_pose(const double *landmarks, int width, int height, ft_po
  */
 ft_status ft_planar_residual(const double *reference, const double *points, int count, double *errors, ft_error *error);
 
+/** The strongest straight step edge found on one side of a face (see `ft_face_enclosure`). */
+typedef struct ft_border_side {
+    double contrast;              /**< mean step across the line, grey levels (0 when none was measured) */
+    double consistency;           /**< share (0..1) of the line's samples whose step has the mean's sign and
+                                       at least 0.3 of its size: ~1 for a border, low for texture */
+    double distance_face_widths;  /**< distance of the line from the face centre, face widths */
+    double tilt_degrees;          /**< the line's tilt from the face's own axes, degrees */
+} ft_border_side;
+
+/** A face's surroundings: the best border line on each side, in the face's roll-corrected frame. */
+typedef struct ft_enclosure {
+    ft_border_side image_left;    /**< beside the face on the image's left, 0.6-2.6 face widths out */
+    ft_border_side image_right;   /**< beside the face on the image's right */
+    ft_border_side above;         /**< above the face, 0.75-2.6 face widths over its centre */
+    ft_border_side below;         /**< below the chin, 1.0-3.2 face widths under the centre, across the neck */
+} ft_enclosure;
+
+/**
+ * Looks for the border of a screen or a print around a face: on each side of the face (centre
+ * `cx`,`cy` pixels, width `face_width` pixels, `eye_line_degrees`: the angle of the line from the
+ * image-left eye centre to the image-right one, positive clockwise as y points down), the straight line, within
+ * 8 degrees of the face's own axes, with the strongest consistent step in brightness across it
+ * (contrast times consistency). Works on the grey frame scaled so the face is 32 px wide (from its
+ * reductions by 2, 4, ... when `gray` is a frame's grey copy; a BGR image is converted first).
+ * Lines that reach the picture's edge, or a flat padding band along it (letterboxing: rows or
+ * columns spanning at most 6 grey levels), are not measured: a picture's own edge is no border.
+ * FT_ERR_ARGUMENT for a null pointer, an empty image, a face narrower than 8 px or non-finite values.
+ */
+ft_status ft_face_enclosure(const ft_image *gray, double cx, double cy, double face_width, double eye_line_degrees,
+                            ft_enclosure *out, ft_error *error);
+
 /** A tracker for one stream of frames. Not thread-safe; use one per thread/session. */
 ft_status ft_tracker_new(const ft_model *model, const ft_tracker_config *config, ft_tracker **out, ft_error *error);
 void ft_tracker_free(ft_tracker *tracker);
