@@ -32,6 +32,8 @@ public struct Evidence: Sendable, Equatable, Codable {
     public var frozen: FrozenEvidence
     /// The looped-input check (`LoopCheck`): off, not evaluated, live or looped.
     public var looped: LoopEvidence
+    /// The recapture check (`RecaptureCheck`): off, not evaluated, live or recaptured.
+    public var recapture: RecaptureEvidence
 
     /// Creates empty evidence for a session.
     public init(seed: UInt64, challenge: [Action], policy: LivenessPolicy) {
@@ -41,5 +43,6 @@ public struct Evidence: Sendable, Equatable, Codable {
         parallax = ParallaxCheck(policy: policy).initialEvidence
         frozen = FrozenCheck(policy: policy).evidence
         looped = LoopCheck(policy: policy).evidence
+        recapture = RecaptureCheck(policy: policy).evidence
     }
 }

@@ -14,6 +14,9 @@ public enum NotCreditedReason: String, Sendable, Codable {
     case frozenInput
     /// The frame completed a moving stretch that repeats an earlier one: looped input (`LoopCheck`).
     case loopedInput
+    /// The frame completed a window in which the face was enclosed by a screen's or a print's
+    /// border: recaptured input (`RecaptureCheck`).
+    case recapturedInput
 }
 
 /// The machine's judgement of one frame, for traces (one record per frame, failed frames included).

@@ -26,6 +26,11 @@
 ///   picture unchanged for `frozenSeconds` fails the session with `presentationAttack` on the
 ///   frame that completes the run (not credited: `frozenInput`). **Looped input**: `LoopCheck`
 ///   likewise, on a moving stretch that repeats an earlier one for `loopSeconds` (`loopedInput`).
+///   **Recaptured input**: `RecaptureCheck` likewise, on a window of `recaptureWindowSeconds` in
+///   which the face is enclosed by a screen's or a print's border (`recapturedInput`). With
+///   both actions done, the pass waits while the followed face has 1–3 enclosure measurements
+///   (`RecaptureCheck.holdsPass`: a few frames of a newly followed face at most); the snapshot
+///   is the frame that passes.
 /// * **Counts**: `framesRotationUnknown` counts credited scan frames with unknown rotation;
 ///   `framesRotating` counts scan frames with a face refused for rotation.
 /// * **noFace precedence** applies to `timeout` and `inputEnded`; an explicit `cancelled` or
@@ -64,6 +69,7 @@ public struct LivenessMachine: Sendable {
     private var parallax: ParallaxCheck
     private var frozen: FrozenCheck
     private var loop: LoopCheck
+    private var recapture: RecaptureCheck
     private var blinkDone = false
     private var turnDone = false
     private var everTracked = false
@@ -86,6 +92,7 @@ public struct LivenessMachine: Sendable {
         parallax = ParallaxCheck(policy: policy)
         frozen = FrozenCheck(policy: policy)
         loop = LoopCheck(policy: policy)
+        recapture = RecaptureCheck(policy: policy)
     }
 
     private var actionsDone: Int { (blinkDone ? 1 : 0) + (turnDone ? 1 : 0) }
@@ -147,8 +154,11 @@ public struct LivenessMachine: Sendable {
         evidence.frozen = frozen.evidence
         let isLooped = loop.observe(o.repetition, at: t)
         evidence.looped = loop.evidence
-        if isFrozen || isLooped {
-            frame.notCreditedReason = isFrozen ? .frozenInput : .loopedInput
+        let isRecaptured = recapture.observe(enclosure: o.borderEnclosure, box: o.face?.box, hasFace: o.face != nil,
+                                             at: t, frameIndex: o.frameIndex)
+        evidence.recapture = recapture.evidence
+        if isFrozen || isLooped || isRecaptured {
+            frame.notCreditedReason = isFrozen ? .frozenInput : isLooped ? .loopedInput : .recapturedInput
             decide(Verdict(status: .failed, reason: .presentationAttack, timestampMicroseconds: t,
                            frameIndex: o.frameIndex), into: &events)
             frame.hud = hud ?? .noFace
@@ -261,7 +271,7 @@ public struct LivenessMachine: Sendable {
             turnRunSign = 0
         }
 
-        if blinkDone && turnDone {
+        if blinkDone && turnDone && !recapture.holdsPass {
             let still = StillCapture(frameIndex: o.frameIndex, timestampMicroseconds: t, box: o.face?.box, framed: true)
             evidence.snapshot = still
             events.append(.snapshot(still))
@@ -328,6 +338,7 @@ public struct LivenessMachine: Sendable {
         try check(o.repetition?.lagSeconds, "repetition.lagSeconds")
         try check(o.repetition?.difference, "repetition.difference")
         try check(o.repetition?.motion, "repetition.motion")
+        try check(o.borderEnclosure, "borderEnclosure")
         guard let f = o.face else { return }
         try check(f.centerX, "face.centerX")
         try check(f.centerY, "face.centerY")

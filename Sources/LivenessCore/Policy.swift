@@ -133,6 +133,17 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     public var loopMinMotionRatio: Double = 3
     /// Seconds a moving repeated stretch must last to be a loop.
     public var loopSeconds: Double = 2.0
+    /// The recapture check, 1 on (the default) or 0 off: a face enclosed by a straight border on
+    /// three or four sides (a screen's or a print's edge) for three quarters of the frames of a
+    /// `recaptureWindowSeconds` window fails the session with `presentationAttack`. See
+    /// `RecaptureCheck` and docs/presentation-attacks.md.
+    public var recaptureCheck: Int = 1
+    /// Border strength in grey levels (`Observation.borderEnclosure`, the third strongest side)
+    /// from which a frame's face counts as enclosed. Calibrated on the real clips: every window of
+    /// the live clips reads 0, the two real screen replays 100 (docs/presentation-attacks.md).
+    public var recaptureMinEnclosure: Double = 25
+    /// Seconds of measurements the recapture check judges at once.
+    public var recaptureWindowSeconds: Double = 1.0
 
     /// The spec's defaults.
     public init() {}
@@ -148,6 +159,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case parallaxCheck, parallaxMinResidual, parallaxMinEyeDistancePixels
         case frozenCheck, frozenMaxDifference, frozenSeconds
         case loopCheck, loopMaxDifference, loopMinMotion, loopMinMotionRatio, loopSeconds
+        case recaptureCheck, recaptureMinEnclosure, recaptureWindowSeconds
     }
 
     /// Decodes a possibly partial policy: absent keys keep their defaults.
@@ -195,6 +207,9 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.loopMinMotion, &loopMinMotion)
         try take(.loopMinMotionRatio, &loopMinMotionRatio)
         try take(.loopSeconds, &loopSeconds)
+        try take(.recaptureCheck, &recaptureCheck)
+        try take(.recaptureMinEnclosure, &recaptureMinEnclosure)
+        try take(.recaptureWindowSeconds, &recaptureWindowSeconds)
     }
 }
 

@@ -139,7 +139,8 @@ extension LivenessPolicy {
     ///   below its calibrated default (a flatter face passes), `parallaxMinEyeDistancePixels`
     ///   above (more frames left undecided); `frozenCheck` below 1, `frozenMaxDifference` below
     ///   (fewer frames count as unchanged), `frozenSeconds` above; `loopCheck` below 1,
-    ///   `loopMaxDifference` below, `loopMinMotion`, `loopMinMotionRatio` and `loopSeconds` above.
+    ///   `loopMaxDifference` below, `loopMinMotion`, `loopMinMotionRatio` and `loopSeconds` above;
+    ///   `recaptureCheck` below 1, `recaptureMinEnclosure` and `recaptureWindowSeconds` above.
     public static let bounds: [PolicyBound] = [
         // Phases.
         PolicyBound("settleSeconds", 0...10, "s", \.settleSeconds),
@@ -186,6 +187,9 @@ extension LivenessPolicy {
         PolicyBound("loopMinMotion", 0...255, "grey levels", weaker: .above, \.loopMinMotion),
         PolicyBound("loopMinMotionRatio", 1...1000, "ratio", weaker: .above, \.loopMinMotionRatio),
         PolicyBound("loopSeconds", 0.1...300, "s", weaker: .above, \.loopSeconds),
+        PolicyBound("recaptureCheck", 0...1, "switch (1 on, 0 off)", weaker: .below, \.recaptureCheck),
+        PolicyBound("recaptureMinEnclosure", 0...255, "grey levels", weaker: .above, \.recaptureMinEnclosure),
+        PolicyBound("recaptureWindowSeconds", 0.1...60, "s", weaker: .above, \.recaptureWindowSeconds),
     ]
 
     /// The row of `key`, or `nil` for a key the policy does not have.

@@ -52,6 +52,9 @@ public struct TraceRecord: Sendable, Equatable {
     public var repeatLagSeconds: Double?
     public var repeatDifference: Double?
     public var repeatMotion: Double?
+    /// How enclosed the face is by a screen's or a print's border, grey levels
+    /// (`Observation.borderEnclosure`); `nil` on frames not measured.
+    public var borderEnclosure: Double?
     /// The 68 landmarks, pixels (only with `--landmarks`).
     public var landmarks: [Double]?
     /// Frame size in pixels (needed to replay a trace against the guide circle).

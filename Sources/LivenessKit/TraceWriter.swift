@@ -16,7 +16,7 @@ public final class TraceWriter {
         "ear_left", "ear_right", "yaw_degrees", "line_of_sight_yaw_degrees", "pitch_degrees", "roll_degrees", "eye_distance_px",
         "eye_closure_left", "eye_closure_right", "relative_yaw_degrees", "device_rotation_dps", "rotation_source",
         "credited", "not_credited_reason", "phase", "hud", "frame_width", "frame_height", "planar_residual",
-        "frame_difference", "repeat_lag", "repeat_difference", "repeat_motion",
+        "frame_difference", "repeat_lag", "repeat_difference", "repeat_motion", "border_enclosure",
     ]
 
     private let sink: OutputSink
@@ -41,7 +41,7 @@ public final class TraceWriter {
             n(r.eyeClosureLeft), n(r.eyeClosureRight), n(r.relativeYawDegrees), n(r.deviceRotationDegreesPerSecond),
             r.rotationSource.rawValue, r.credited.map { $0 ? "1" : "0" }, r.notCreditedReason, r.phase, r.hud,
             String(r.frameWidth), String(r.frameHeight), n(r.planarResidual), n(r.frameDifference),
-            n(r.repeatLagSeconds), n(r.repeatDifference), n(r.repeatMotion),
+            n(r.repeatLagSeconds), n(r.repeatDifference), n(r.repeatMotion), n(r.borderEnclosure),
         ]
     }
 

@@ -52,9 +52,24 @@ public struct CaseExpectation: Codable, Sendable {
     public var frozen: String?
     /// The looped-input check's status (`off`, `notEvaluated`, `live`, `looped`).
     public var looped: String?
+    /// The recapture check's status (`off`, `notEvaluated`, `live`, `recaptured`).
+    public var recapture: String?
+    /// What the case must produce run again with the recapture check off (`recaptureCheck` 0):
+    /// for the screen and print attacks the recapture check decides first, and this run keeps
+    /// the checks behind it (parallax, frozen, looped) measured on them too. A second row of the
+    /// suite, source `<source>,rc=0`.
+    public var withRecaptureOff: NestedExpectation?
     /// A known engine problem this case shows (reported, never silently accepted).
     public var knownIssue: String?
     public var notes: String?
+}
+
+/// An expectation inside another (`CaseExpectation.withRecaptureOff`), decoded from the same keys.
+public final class NestedExpectation: Codable, Sendable {
+    public let expectation: CaseExpectation
+    public init(_ expectation: CaseExpectation) { self.expectation = expectation }
+    public init(from decoder: any Decoder) throws { expectation = try CaseExpectation(from: decoder) }
+    public func encode(to encoder: any Encoder) throws { try expectation.encode(to: encoder) }
 }
 
 /// The generator's per-frame truth (`truth.json`, schema liveness-generated-truth/1).

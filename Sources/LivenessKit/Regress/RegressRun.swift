@@ -94,9 +94,10 @@ enum CaseCheck {
         return s
     }
 
-    /// Compares a run with the case's expectation and truth.
-    static func check(_ c: RegressCase, source: String, run: RecordingRun, truth: CaseTruth?) -> CaseResult {
-        let e = c.expectation
+    /// Compares a run with the case's expectation (or `expectation`, a nested one) and truth.
+    static func check(_ c: RegressCase, source: String, run: RecordingRun, truth: CaseTruth?,
+                      expectation: CaseExpectation? = nil) -> CaseResult {
+        let e = expectation ?? c.expectation
         var problems: [String] = []
         let gotVerdict = run.verdict.status.rawValue
         let gotReason = run.verdict.reason?.rawValue
@@ -112,6 +113,9 @@ enum CaseCheck {
         }
         if let looped = e.looped, looped != run.evidence.looped.status.rawValue {
             problems.append("loop check \(run.evidence.looped.status.rawValue) (longest repeat \(fmt(run.evidence.looped.longestRepeatSeconds)) s), expected \(looped)")
+        }
+        if let recapture = e.recapture, recapture != run.evidence.recapture.status.rawValue {
+            problems.append("recapture check \(run.evidence.recapture.status.rawValue) (window enclosure \(fmt(run.evidence.recapture.windowEnclosure))), expected \(recapture)")
         }
         let vt = seconds(run.verdict.timestampMicroseconds)
         if let from = e.verdictFrom, vt < from { problems.append("verdict at \(fmt(vt)) s, expected from \(fmt(from)) s") }

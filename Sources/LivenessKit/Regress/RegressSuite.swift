@@ -107,7 +107,7 @@ public final class RegressSuite: @unchecked Sendable {
     }
 
     private enum Task: Sendable {
-        case generated(RegressCase, source: String)
+        case generated(RegressCase, source: String, recaptureOff: Bool)
         case real(RealClip)
     }
 
@@ -119,7 +119,10 @@ public final class RegressSuite: @unchecked Sendable {
         for directory in caseDirectories {
             if generate { try RegressSuite.generate(directory: directory, model: model, log: log) }
             for c in try RegressCase.load(directory: directory, outputDirectory: RegressSuite.outputDirectory(for: directory)) {
-                for source in c.expectation.sources ?? ["video"] { tasks.append(.generated(c, source: source)) }
+                for source in c.expectation.sources ?? ["video"] {
+                    tasks.append(.generated(c, source: source, recaptureOff: false))
+                    if c.expectation.withRecaptureOff != nil { tasks.append(.generated(c, source: source, recaptureOff: true)) }
+                }
             }
         }
         generationSeconds = (clock.now - start).inSeconds
@@ -141,10 +144,10 @@ public final class RegressSuite: @unchecked Sendable {
                     let index: Int = state.lock.withLock { defer { state.next += 1 }; return state.next }
                     guard index < taskList.count else { break }
                     switch taskList[index] {
-                    case .generated(let c, let source):
-                        let result = RegressSuite.runCase(c, source: source, model: model)
+                    case .generated(let c, let source, let recaptureOff):
+                        let result = RegressSuite.runCase(c, source: source, recaptureOff: recaptureOff, model: model)
                         state.lock.withLock { state.cases.append((index, result)) }
-                        log("\(result.status) \(c.name) [\(source)]")
+                        log("\(result.status) \(c.name) [\(result.source)]")
                     case .real(let clip):
                         let result = RealClipCheck.run(clip, model: model)
                         state.lock.withLock { state.reals.append((index, result)) }
@@ -162,22 +165,28 @@ public final class RegressSuite: @unchecked Sendable {
         runSeconds = (clock.now - start).inSeconds
     }
 
-    static func runCase(_ c: RegressCase, source: String, model: LandmarkModel) -> CaseResult {
+    /// Runs case `c` with rotation `source`; with `recaptureOff`, with the recapture check off
+    /// against `withRecaptureOff` (the row's source then reads `<source>,rc=0`).
+    static func runCase(_ c: RegressCase, source: String, recaptureOff: Bool = false, model: LandmarkModel) -> CaseResult {
+        let label = recaptureOff ? source + ",rc=0" : source
+        var policy = LivenessPolicy()
+        if recaptureOff { policy.recaptureCheck = 0 }
+        let expectation = recaptureOff ? c.expectation.withRecaptureOff?.expectation : nil
         guard FileManager.default.fileExists(atPath: c.video) else {
-            return CaseResult(name: c.name, source: source, expected: c.expectation.verdict, got: "missing",
+            return CaseResult(name: c.name, source: label, expected: c.expectation.verdict, got: "missing",
                               mismatches: ["no video at \(c.video): run Tools/setup.sh or Tools/generate_cases.py"], faceFraction: 0)
         }
         let truth = FileManager.default.contents(atPath: c.truthPath).flatMap { try? JSONDecoder().decode(CaseTruth.self, from: $0) }
         guard ["video", "sensor", "none"].contains(source) else {
-            return CaseResult(name: c.name, source: source, expected: c.expectation.verdict, got: "error",
+            return CaseResult(name: c.name, source: label, expected: c.expectation.verdict, got: "error",
                               mismatches: ["unknown rotation source '\(source)' in expected.json (video, sensor or none)"], faceFraction: 0)
         }
         do {
             let run = try RecordingRun.analyse(path: c.video, motion: source == "sensor" ? c.motionPath : nil, model: model,
-                                               estimateFromVideo: source == "video")
-            return CaseCheck.check(c, source: source, run: run, truth: truth)
+                                               policy: policy, estimateFromVideo: source == "video")
+            return CaseCheck.check(c, source: label, run: run, truth: truth, expectation: expectation)
         } catch {
-            return CaseResult(name: c.name, source: source, expected: c.expectation.verdict, got: "error",
+            return CaseResult(name: c.name, source: label, expected: c.expectation.verdict, got: "error",
                               mismatches: ["\(error)"], faceFraction: 0)
         }
     }
@@ -214,6 +223,7 @@ public final class RegressSuite: @unchecked Sendable {
         for r in realResults {
             out += pad(r.file, 34) + pad(r.expected, 60) + pad(r.got, 60) + (r.ok ? "ok" : "FAIL") + "\n"
             for m in r.mismatches { out += "    - \(m)\n" }
+            for m in r.targetsMissed { out += "    target not reached yet: \(m)\n" }
             if !r.labelled.isEmpty || !r.episodes.isEmpty {
                 func times(_ v: [Double]) -> String { v.isEmpty ? "none" : v.map { String(format: "%.2f", $0) }.joined(separator: ", ") + " s" }
                 out += "    blinks: \(r.episodes.count) episodes, \(r.matchedEpisodesAnnotated) match a blink or wink; unmatched at \(times(r.falseEpisodes)); missed \(times(r.missedBlinks))\n"

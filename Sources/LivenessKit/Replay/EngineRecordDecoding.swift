@@ -11,7 +11,9 @@ import LivenessCore
 ///   the parallax check is then not evaluated) and the box `box_x/y/w/h` when present.
 /// * `frame_difference` (grey levels) when present (older traces lack it: the frozen-input
 ///   check is then not evaluated); `repeat_lag` (s), `repeat_difference` and `repeat_motion`
-///   (grey levels) when all three are present (the looped-input check's input).
+///   (grey levels) when all three are present (the looped-input check's input);
+///   `border_enclosure` (grey levels) when present (the recapture check's input; older traces
+///   lack it: the check is then not evaluated).
 /// * `faces` → `faceCount` (default 1 with a face, else 0).
 /// * `device_rotation_dps` (°/s) with `rotation_source`; both absent → unknown.
 /// * `frame_width`/`frame_height` (pixels) when present.
@@ -47,7 +49,8 @@ enum EngineRecordDecoding {
             frameIndex: frame, timestampMicroseconds: try TraceTime.microseconds(seconds: seconds, field: "seconds"),
             face: face, faceCount: faces, deviceRotation: try rotation(f),
             frameWidth: try size(f, "frame_width"), frameHeight: try size(f, "frame_height"),
-            frameDifference: try f.number("frame_difference", in: .greyLevels), repetition: try repetition(f))
+            frameDifference: try f.number("frame_difference", in: .greyLevels), repetition: try repetition(f),
+            borderEnclosure: try f.number("border_enclosure", in: .greyLevels))
     }
 
     private static func repetition(_ f: some TraceFields) throws(FieldError) -> Repetition? {

@@ -177,6 +177,9 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         /// The looped-input check: status `off`, `notEvaluated`, `live` or `looped`, the longest
         /// moving stretch that repeated an earlier one and its lag.
         public var looped: LoopEvidence
+        /// The recapture check: status `off`, `notEvaluated`, `live` or `recaptured`, the highest
+        /// window enclosure (grey levels) and the threshold it was compared with.
+        public var recapture: RecaptureEvidence
     }
 
     /// Frame counts (see `Evidence` for the exact rules).

@@ -65,7 +65,9 @@ extension LivenessReport {
         var looped = e.looped
         looped.longestRepeatSeconds = q(looped.longestRepeatSeconds)
         looped.lagSeconds = looped.lagSeconds.map(q)
-        presentationAttack = PresentationAttack(parallax: parallax, frozen: frozen, looped: looped)
+        var recapture = e.recapture
+        recapture.windowEnclosure = q(recapture.windowEnclosure)
+        presentationAttack = PresentationAttack(parallax: parallax, frozen: frozen, looped: looped, recapture: recapture)
     }
 
     /// The report as pretty-printed JSON with sorted keys and unescaped slashes, ending in a newline.

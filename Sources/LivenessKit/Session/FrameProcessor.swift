@@ -22,7 +22,8 @@ public struct AnalysisStep {
 /// decoded file, `AnalysisSession`) and camera streams (`StreamSession`) push their frames here.
 ///
 /// Per frame: the device rotation (motion samples or the video's background), the face tracker,
-/// the measurements quantized to trace precision, the parallax residual against the autoshot
+/// the measurements quantized to trace precision, the border round the face on some frames
+/// (`BorderEnclosureSampler`), the parallax residual against the autoshot
 /// frame's landmarks (`ParallaxReference`), the `LivenessMachine`, and the autoshot and
 /// snapshot frames kept as copies when the machine names them. Timestamps are the caller's
 /// (microseconds on any clock) and are made relative to the first frame; they must increase —
@@ -49,6 +50,7 @@ public final class FrameProcessor {
     private var parallax = ParallaxReference()
     private let difference = FrameDifference()
     private let repeats = RepeatDetector()
+    private let enclosure = BorderEnclosureSampler()
     private var rotation: RotationProvider?
     /// When set, each frame's device rotation is estimated on a second thread while the face is
     /// tracked (same results; for a single input on an otherwise idle core).
@@ -158,6 +160,13 @@ public final class FrameProcessor {
             result.record.repeatLagSeconds = m.lagSeconds
             result.record.repeatDifference = m.difference
             result.record.repeatMotion = m.motion
+        }
+        // The border enclosure of the recapture check, on its schedule (never after the verdict).
+        if machine.verdict == nil, machine.policy.recaptureCheck != 0,
+           enclosure.wants(box: measurement.face?.box, timestampMicroseconds: timestamp), let face = measurement.face,
+           let value = enclosure.measure(gray: gray, face: face, timestampMicroseconds: timestamp) {
+            result.observation.borderEnclosure = value
+            result.record.borderEnclosure = value
         }
         // The parallax residual only where the machine reads it (frames that join a turn run
         // before the turn is credited), unless every frame's is asked for (a trace).
