@@ -29,6 +29,13 @@ constexpr double kConsistentShare = 0.3;
 constexpr double kMinInside = 0.9;
 // How far (canvas pixels) a sample must be from the picture's edge (or a flat padding band).
 constexpr double kEdgeMargin = kStrip + 2;
+// Where lines are looked for, canvas pixels (see the loops below for what each band is).
+constexpr int kSideTop = int(kV0 - 0.6 * kFaceWidth), kSideBottom = int(kV0 + 1.4 * kFaceWidth);
+constexpr int kAcrossLeft = int(kU0 - 0.9 * kFaceWidth), kAcrossRight = int(kU0 + 0.9 * kFaceWidth);
+constexpr int kTopFirst = int(kV0 - 2.6 * kFaceWidth) > kStrip ? int(kV0 - 2.6 * kFaceWidth) : kStrip;
+constexpr int kTopLast = int(kV0 - 0.75 * kFaceWidth);
+constexpr int kBottomFirst = int(kV0 + 1.0 * kFaceWidth);
+constexpr int kBottomLast = int(kV0 + 3.2 * kFaceWidth) < kCanvasH - kStrip ? int(kV0 + 3.2 * kFaceWidth) : kCanvasH - kStrip;
 
 struct Candidate {
     double score = 0, contrast = 0, consistency = 0, distance = 0, tilt = 0;
@@ -75,71 +82,113 @@ ft_status ft_face_enclosure(const ft_image *gray, double cx, double cy, double f
         const double scx = (cx + 0.5) / factor - 0.5, scy = (cy + 0.5) / factor - 0.5;
         const double k = kFaceWidth / (face_width / factor);
 
-        cv::Mat canvas;
-        cv::Mat dx(kCanvasH, kCanvasW, CV_32S, cv::Scalar(0)), dy(kCanvasH, kCanvasW, CV_32S, cv::Scalar(0));
+        cv::Mat canvas, dx, dy;
+        // The steps across vertical lines (dx) and horizontal lines (dy): the sum of kStrip pixels
+        // after minus the sum of kStrip before (OpenCV correlates: dst(u) = sum k(i) src(u+i-3)).
+        static const cv::Mat across = (cv::Mat_<float>(1, 7) << -1, -1, -1, 0, 1, 1, 1);
+        static const cv::Mat down = across.t();
+        // Each canvas row's samples inside the picture: the columns lo[v]..hi[v] (empty when lo > hi).
+        int lo[kCanvasH], hi[kCanvasH];
         Candidate best[4];  // image left, image right, above, below (in the roll-corrected face frame)
         for (double tilt : kTilts) {
             cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(float(scx), float(scy)), eye_line_degrees + tilt, k);
             m.at<double>(0, 2) += kU0 - scx;
             m.at<double>(1, 2) += kV0 - scy;
-            cv::warpAffine(*source, canvas, m, cv::Size(kCanvasW, kCanvasH), cv::INTER_LINEAR, cv::BORDER_CONSTANT,
-                           cv::Scalar(0));
+            // Only the part of the canvas the picture covers is warped (the rest, zero, is never
+            // measured: its samples lie outside the picture): OpenCV's warp is slow where it fills
+            // a border, and a face that fills the frame leaves most of the canvas outside it.
+            canvas.create(kCanvasH, kCanvasW, CV_8UC1);
+            canvas.setTo(cv::Scalar(0));
+            std::vector<cv::Point2f> corners = {
+                {float(active.x), float(active.y)}, {float(active.x + active.width), float(active.y)},
+                {float(active.x), float(active.y + active.height)}, {float(active.x + active.width), float(active.y + active.height)}};
+            std::vector<cv::Point2f> mapped;
+            cv::transform(corners, mapped, m);
+            cv::Rect covered = cv::boundingRect(mapped);
+            covered.x -= 2, covered.y -= 2, covered.width += 4, covered.height += 4;
+            covered &= cv::Rect(0, 0, kCanvasW, kCanvasH);
+            if (!covered.empty()) {
+                cv::Mat shifted = m.clone();
+                shifted.at<double>(0, 2) -= covered.x;
+                shifted.at<double>(1, 2) -= covered.y;
+                cv::Mat part = canvas(covered);
+                cv::warpAffine(*source, part, shifted, covered.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0));
+            }
+            // The steps only in the bands where lines are measured (rows of the side lines; the
+            // top and bottom bands' columns), from the canvas's own pixels around them.
+            dx.create(kCanvasH, kCanvasW, CV_16S);
+            dy.create(kCanvasH, kCanvasW, CV_16S);
+            const cv::Rect sides_band(0, kSideTop, kCanvasW, kSideBottom - kSideTop);
+            const cv::Rect top_band(kAcrossLeft, kTopFirst, kAcrossRight - kAcrossLeft, kTopLast - kTopFirst);
+            const cv::Rect bottom_band(kAcrossLeft, kBottomFirst, kAcrossRight - kAcrossLeft, kBottomLast - kBottomFirst);
+            cv::Mat dx_band = dx(sides_band), dy_top = dy(top_band), dy_bottom = dy(bottom_band);
+            cv::filter2D(canvas(sides_band), dx_band, CV_16S, across, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+            cv::filter2D(canvas(top_band), dy_top, CV_16S, down, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
+            cv::filter2D(canvas(bottom_band), dy_bottom, CV_16S, down, cv::Point(-1, -1), 0, cv::BORDER_REPLICATE);
             cv::Mat inv;
             cv::invertAffineTransform(m, inv);
             const double *iv = inv.ptr<double>(0);
             const double margin = kEdgeMargin / k;
-            auto inside = [&](double u, double v) {
-                double x = iv[0] * u + iv[1] * v + iv[2], y = iv[3] * u + iv[4] * v + iv[5];
-                return x >= active.x + margin && x <= active.x + active.width - 1 - margin && y >= active.y + margin &&
-                       y <= active.y + active.height - 1 - margin;
-            };
-            // Steps across vertical lines (dx) and horizontal lines (dy), sums of kStrip pixels.
+            const double x0 = active.x + margin, x1 = active.x + active.width - 1 - margin;
+            const double y0 = active.y + margin, y1 = active.y + active.height - 1 - margin;
+            // Along a row v, the source point (x, y) moves linearly with u: each bound of the
+            // picture keeps u on one side of a point; their intersection is an interval.
             for (int v = 0; v < kCanvasH; ++v) {
-                const uchar *row = canvas.ptr<uchar>(v);
-                int *ox = dx.ptr<int>(v);
-                for (int u = kStrip; u < kCanvasW - kStrip; ++u) {
-                    int s = 0;
-                    for (int i = 1; i <= kStrip; ++i) s += int(row[u + i]) - int(row[u - i]);
-                    ox[u] = s;
-                }
+                double ulo = 0, uhi = kCanvasW - 1;
+                auto clip = [&](double slope, double offset, double low, double high) {
+                    // low <= slope * u + offset <= high
+                    if (std::fabs(slope) < 1e-12) {
+                        if (offset < low || offset > high) ulo = 1, uhi = 0;
+                        return;
+                    }
+                    double a = (low - offset) / slope, b = (high - offset) / slope;
+                    if (a > b) std::swap(a, b);
+                    ulo = std::max(ulo, a);
+                    uhi = std::min(uhi, b);
+                };
+                clip(iv[0], iv[1] * v + iv[2], x0, x1);
+                clip(iv[3], iv[4] * v + iv[5], y0, y1);
+                lo[v] = int(std::ceil(ulo - 1e-9));
+                hi[v] = int(std::floor(uhi + 1e-9));
             }
-            for (int v = kStrip; v < kCanvasH - kStrip; ++v) {
-                int *oy = dy.ptr<int>(v);
-                for (int u = 0; u < kCanvasW; ++u) {
-                    int s = 0;
-                    for (int i = 1; i <= kStrip; ++i) s += int(canvas.at<uchar>(v + i, u)) - int(canvas.at<uchar>(v - i, u));
-                    oy[u] = s;
-                }
-            }
-            // One line: its samples' steps (grey levels), kept where the sample is inside.
-            // `needed`: samples that must lie inside the picture (the line's core).
-            auto judge = [&](bool vertical, int at, int from, int to, int needed) {
+            // One line: the mean of its samples' steps (grey levels) where inside the picture, and
+            // its consistency; `needed`: samples that must lie inside (the line's core). A line
+            // whose mean step cannot beat `floor` (the best score so far: a score is at most the
+            // mean step) is not scored further.
+            auto judge = [&](bool vertical, int at, int from, int to, int needed, double floor) {
                 Candidate c;
-                double sum = 0;
-                int n = 0, total = needed;
-                thread_local std::vector<double> steps;
-                steps.clear();
-                for (int i = from; i < to; ++i) {
-                    int u = vertical ? at : i, v = vertical ? i : at;
-                    if (!inside(u, v)) continue;
-                    double d = (vertical ? dx.at<int>(v, u) : dy.at<int>(v, u)) / double(kStrip);
-                    steps.push_back(d);
-                    sum += d;
-                    ++n;
+                long sum = 0;
+                int n = 0;
+                if (vertical) {
+                    for (int v = from; v < to; ++v) {
+                        if (at < lo[v] || at > hi[v]) continue;
+                        sum += dx.at<short>(v, at);
+                        ++n;
+                    }
+                } else {
+                    const short *row = dy.ptr<short>(at);
+                    for (int u = std::max(from, lo[at]); u < std::min(to, hi[at] + 1); ++u) sum += row[u];
+                    n = std::max(0, std::min(to, hi[at] + 1) - std::max(from, lo[at]));
                 }
-                if (total <= 0 || n < kMinInside * total || n == 0) return c;
-                double contrast = sum / n;
-                if (std::fabs(contrast) < 1) return c;
+                if (needed <= 0 || n < kMinInside * needed || n == 0) return c;
+                double contrast = double(sum) / kStrip / n;
+                if (std::fabs(contrast) < 1 || std::fabs(contrast) <= floor) return c;
+                // Consistent: the step has the mean's sign and at least kConsistentShare of its size.
+                const double least = kConsistentShare * std::fabs(contrast) * kStrip;
                 int agree = 0;
-                for (double d : steps)
-                    if ((d > 0) == (contrast > 0) && std::fabs(d) >= kConsistentShare * std::fabs(contrast)) ++agree;
+                auto count = [&](short raw) {
+                    if ((raw > 0) == (contrast > 0) && std::fabs(double(raw)) >= least) ++agree;
+                };
+                if (vertical) {
+                    for (int v = from; v < to; ++v)
+                        if (at >= lo[v] && at <= hi[v]) count(dx.at<short>(v, at));
+                } else {
+                    const short *row = dy.ptr<short>(at);
+                    for (int u = std::max(from, lo[at]); u < std::min(to, hi[at] + 1); ++u) count(row[u]);
+                }
                 double consistency = double(agree) / n;
                 double distance = (vertical ? std::fabs(at - kU0) : std::fabs(at - kV0)) / kFaceWidth;
-                // d is (after - before) along the axis: towards +u or +v. The face lies towards +u of a
-                // left line, -u of a right one, +v of a top line, -v of a bottom one.
-                bool towards_plus = vertical ? at < kU0 : at < kV0;
-                int inside_brighter = ((contrast > 0) == towards_plus) ? 1 : -1;
-                return Candidate{std::fabs(contrast) * consistency, std::fabs(contrast), consistency, distance, tilt, inside_brighter};
+                return Candidate{std::fabs(contrast) * consistency, std::fabs(contrast), consistency, distance, tilt};
             };
             auto keep = [&](const Candidate &c, Candidate &into) {
                 if (c.score > into.score) into = c;
@@ -150,12 +199,12 @@ ft_status ft_face_enclosure(const ft_image *gray, double cx, double cy, double f
             // frame), from 0.75 to 2.6 above the centre and 1.0 to 3.2 below it (across the neck
             // and body, where a live subject's body goes on). A screen's or a print's edge runs
             // on past the face; a beard's or a collar's lower edge, or a shoulder, does not.
-            const int u0 = int(kU0 - 0.9 * w), u1 = int(kU0 + 0.9 * w), across = int(1.2 * w);
+            const int u0 = kAcrossLeft, u1 = kAcrossRight, span = int(1.2 * w);
             Candidate top, bottom;
             int bottom_row = -1;
-            for (int v = std::max(kStrip, int(kV0 - 2.6 * w)); v < int(kV0 - 0.75 * w); ++v) keep(judge(false, v, u0, u1, across), top);
-            for (int v = int(kV0 + 1.0 * w); v < std::min(kCanvasH - kStrip, int(kV0 + 3.2 * w)); ++v) {
-                Candidate c = judge(false, v, u0, u1, across);
+            for (int v = kTopFirst; v < kTopLast; ++v) keep(judge(false, v, u0, u1, span, top.score), top);
+            for (int v = kBottomFirst; v < kBottomLast; ++v) {
+                Candidate c = judge(false, v, u0, u1, span, bottom.score);
                 if (c.score > bottom.score) {
                     bottom = c;
                     bottom_row = v;
@@ -169,12 +218,12 @@ ft_status ft_face_enclosure(const ft_image *gray, double cx, double cy, double f
             // it, past the chin: a screen's edge goes on there, a head's outline turns in at the
             // neck. A rectangle's sides end at its bottom edge: when a consistent border was
             // found below the face nearer than that, the side lines stop short of it.
-            const int v0 = int(kV0 - 0.6 * w);
-            int v1 = int(kV0 + 1.4 * w);
+            const int v0 = kSideTop;
+            int v1 = kSideBottom;
             if (bottom_row >= 0 && bottom.consistency >= 0.8 && bottom.contrast >= 10)
                 v1 = std::min(v1, bottom_row - kStrip - 1);
-            for (int u = int(kU0 - 2.6 * w); u < int(kU0 - 0.7 * w); ++u) keep(judge(true, u, v0, v1, v1 - v0), best[0]);
-            for (int u = int(kU0 + 0.7 * w); u < int(kU0 + 2.6 * w); ++u) keep(judge(true, u, v0, v1, v1 - v0), best[1]);
+            for (int u = int(kU0 - 2.6 * w); u < int(kU0 - 0.7 * w); ++u) keep(judge(true, u, v0, v1, v1 - v0, best[0].score), best[0]);
+            for (int u = int(kU0 + 0.7 * w); u < int(kU0 + 2.6 * w); ++u) keep(judge(true, u, v0, v1, v1 - v0, best[1].score), best[1]);
         }
         ft_border_side *sides[4] = {&out->image_left, &out->image_right, &out->above, &out->below};
         for (int s = 0; s < 4; ++s) {
