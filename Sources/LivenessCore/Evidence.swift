@@ -34,6 +34,8 @@ public struct Evidence: Sendable, Equatable, Codable {
     public var looped: LoopEvidence
     /// The recapture check (`RecaptureCheck`): off, not evaluated, live or recaptured.
     public var recapture: RecaptureEvidence
+    /// The continuity check (`ContinuityCheck`): off, not evaluated, live or cut.
+    public var continuity: ContinuityEvidence
 
     /// Creates empty evidence for a session.
     public init(seed: UInt64, challenge: [Action], policy: LivenessPolicy) {
@@ -44,5 +46,6 @@ public struct Evidence: Sendable, Equatable, Codable {
         frozen = FrozenCheck(policy: policy).evidence
         looped = LoopCheck(policy: policy).evidence
         recapture = RecaptureCheck(policy: policy).evidence
+        continuity = ContinuityCheck(policy: policy).evidence
     }
 }

@@ -17,6 +17,9 @@ public enum NotCreditedReason: String, Sendable, Codable {
     /// The frame completed a window in which the face was enclosed by a screen's or a print's
     /// border: recaptured input (`RecaptureCheck`).
     case recapturedInput
+    /// The frame decided that a frame two before it jumped between still neighbours: a
+    /// slideshow or a cut (`ContinuityCheck`).
+    case discontinuousInput
 }
 
 /// The machine's judgement of one frame, for traces (one record per frame, failed frames included).

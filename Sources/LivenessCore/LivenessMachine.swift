@@ -30,7 +30,9 @@
 ///   which the face is enclosed by a screen's or a print's border (`recapturedInput`). With
 ///   both actions done, the pass waits while the followed face has 1–3 enclosure measurements
 ///   (`RecaptureCheck.holdsPass`: a few frames of a newly followed face at most); the snapshot
-///   is the frame that passes.
+///   is the frame that passes. **Discontinuous input**: `ContinuityCheck` fails the session two
+///   frames after a frame whose face region jumped between still neighbours (a slideshow, a cut;
+///   `discontinuousInput`); the pass waits while one of the last two frames may be such a jump.
 /// * **Counts**: `framesRotationUnknown` counts credited scan frames with unknown rotation;
 ///   `framesRotating` counts scan frames with a face refused for rotation.
 /// * **noFace precedence** applies to `timeout` and `inputEnded`; an explicit `cancelled` or
@@ -70,6 +72,7 @@ public struct LivenessMachine: Sendable {
     private var frozen: FrozenCheck
     private var loop: LoopCheck
     private var recapture: RecaptureCheck
+    private var continuity: ContinuityCheck
     private var blinkDone = false
     private var turnDone = false
     private var everTracked = false
@@ -93,6 +96,7 @@ public struct LivenessMachine: Sendable {
         frozen = FrozenCheck(policy: policy)
         loop = LoopCheck(policy: policy)
         recapture = RecaptureCheck(policy: policy)
+        continuity = ContinuityCheck(policy: policy)
     }
 
     private var actionsDone: Int { (blinkDone ? 1 : 0) + (turnDone ? 1 : 0) }
@@ -157,8 +161,11 @@ public struct LivenessMachine: Sendable {
         let isRecaptured = recapture.observe(enclosure: o.borderEnclosure, box: o.face?.box, hasFace: o.face != nil,
                                              at: t, frameIndex: o.frameIndex)
         evidence.recapture = recapture.evidence
-        if isFrozen || isLooped || isRecaptured {
-            frame.notCreditedReason = isFrozen ? .frozenInput : isLooped ? .loopedInput : .recapturedInput
+        let isCut = continuity.observe(difference: o.frameDifference, at: t, frameIndex: o.frameIndex)
+        evidence.continuity = continuity.evidence
+        if isFrozen || isLooped || isRecaptured || isCut {
+            frame.notCreditedReason = isFrozen ? .frozenInput : isLooped ? .loopedInput
+                : isRecaptured ? .recapturedInput : .discontinuousInput
             decide(Verdict(status: .failed, reason: .presentationAttack, timestampMicroseconds: t,
                            frameIndex: o.frameIndex), into: &events)
             frame.hud = hud ?? .noFace
@@ -271,7 +278,7 @@ public struct LivenessMachine: Sendable {
             turnRunSign = 0
         }
 
-        if blinkDone && turnDone && !recapture.holdsPass {
+        if blinkDone && turnDone && !recapture.holdsPass && !continuity.holdsPass {
             let still = StillCapture(frameIndex: o.frameIndex, timestampMicroseconds: t, box: o.face?.box, framed: true)
             evidence.snapshot = still
             events.append(.snapshot(still))

@@ -144,6 +144,17 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     public var recaptureMinEnclosure: Double = 25
     /// Seconds of measurements the recapture check judges at once.
     public var recaptureWindowSeconds: Double = 1.0
+    /// The continuity check, 1 on (the default) or 0 off: a frame whose face region jumps between
+    /// still neighbours (a slideshow of photos, a cut) fails the session with
+    /// `presentationAttack`. See `ContinuityCheck` and docs/presentation-attacks.md.
+    public var continuityCheck: Int = 1
+    /// Least change of the face region in one frame (`Observation.frameDifference`, grey levels)
+    /// that can be a jump. Calibrated on the real clips: a slideshow's cuts change it by 31–58,
+    /// live frames that change 10 or more move among neighbours that move too.
+    public var cutMinDifference: Double = 10
+    /// How many times the largest change of its three frames before and two after a frame's
+    /// change must be to be a jump (live clips: at most 4.6; a slideshow's cuts: 25–62).
+    public var cutMinRatio: Double = 8
 
     /// The spec's defaults.
     public init() {}
@@ -160,6 +171,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case frozenCheck, frozenMaxDifference, frozenSeconds
         case loopCheck, loopMaxDifference, loopMinMotion, loopMinMotionRatio, loopSeconds
         case recaptureCheck, recaptureMinEnclosure, recaptureWindowSeconds
+        case continuityCheck, cutMinDifference, cutMinRatio
     }
 
     /// Decodes a possibly partial policy: absent keys keep their defaults.
@@ -210,6 +222,9 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.recaptureCheck, &recaptureCheck)
         try take(.recaptureMinEnclosure, &recaptureMinEnclosure)
         try take(.recaptureWindowSeconds, &recaptureWindowSeconds)
+        try take(.continuityCheck, &continuityCheck)
+        try take(.cutMinDifference, &cutMinDifference)
+        try take(.cutMinRatio, &cutMinRatio)
     }
 }
 

@@ -140,7 +140,8 @@ extension LivenessPolicy {
     ///   above (more frames left undecided); `frozenCheck` below 1, `frozenMaxDifference` below
     ///   (fewer frames count as unchanged), `frozenSeconds` above; `loopCheck` below 1,
     ///   `loopMaxDifference` below, `loopMinMotion`, `loopMinMotionRatio` and `loopSeconds` above;
-    ///   `recaptureCheck` below 1, `recaptureMinEnclosure` and `recaptureWindowSeconds` above.
+    ///   `recaptureCheck` below 1, `recaptureMinEnclosure` and `recaptureWindowSeconds` above;
+    ///   `continuityCheck` below 1, `cutMinDifference` and `cutMinRatio` above.
     public static let bounds: [PolicyBound] = [
         // Phases.
         PolicyBound("settleSeconds", 0...10, "s", \.settleSeconds),
@@ -190,6 +191,9 @@ extension LivenessPolicy {
         PolicyBound("recaptureCheck", 0...1, "switch (1 on, 0 off)", weaker: .below, \.recaptureCheck),
         PolicyBound("recaptureMinEnclosure", 0...255, "grey levels", weaker: .above, \.recaptureMinEnclosure),
         PolicyBound("recaptureWindowSeconds", 0.1...60, "s", weaker: .above, \.recaptureWindowSeconds),
+        PolicyBound("continuityCheck", 0...1, "switch (1 on, 0 off)", weaker: .below, \.continuityCheck),
+        PolicyBound("cutMinDifference", 0...255, "grey levels", weaker: .above, \.cutMinDifference),
+        PolicyBound("cutMinRatio", 1...1000, "ratio", weaker: .above, \.cutMinRatio),
     ]
 
     /// The row of `key`, or `nil` for a key the policy does not have.

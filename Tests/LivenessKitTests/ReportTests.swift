@@ -88,7 +88,7 @@ final class ReportSchemaTests: XCTestCase {
         let policy = try XCTUnwrap(json["policy"] as? [String: Any])
         let expectedPolicy = try XCTUnwrap(try JSONSerialization.jsonObject(with: JSONEncoder().encode(LivenessPolicy())) as? [String: Any])
         XCTAssertEqual(Set(policy.keys), Set(expectedPolicy.keys))
-        XCTAssertEqual(policy.count, 42)
+        XCTAssertEqual(policy.count, 45)
         XCTAssertEqual((policy["blinkClosureThreshold"] as? NSNumber)?.doubleValue, 0.22)
 
         XCTAssertEqual(json["seed"] as? Int, 5)
@@ -143,7 +143,10 @@ final class ReportSchemaTests: XCTestCase {
 
         // The machine saw no residuals (ARKit-style observations): the check did not decide.
         let attack = try XCTUnwrap(json["presentationAttack"] as? [String: Any])
-        XCTAssertEqual(Set(attack.keys), ["parallax", "frozen", "looped", "recapture"])
+        XCTAssertEqual(Set(attack.keys), ["parallax", "frozen", "looped", "recapture", "continuity"])
+        let continuity = try XCTUnwrap(attack["continuity"] as? [String: Any])
+        XCTAssertEqual(Set(continuity.keys), ["status", "largestJumpRatio", "threshold", "framesJudged", "frameIndex"])
+        XCTAssertEqual(continuity["status"] as? String, "notEvaluated", "on by default; these observations carry no differences")
         let recapture = try XCTUnwrap(attack["recapture"] as? [String: Any])
         XCTAssertEqual(Set(recapture.keys), ["status", "windowEnclosure", "threshold", "framesMeasured", "frameIndex"])
         XCTAssertEqual(recapture["status"] as? String, "notEvaluated", "on by default; these observations carry no enclosure")

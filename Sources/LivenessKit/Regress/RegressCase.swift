@@ -54,6 +54,8 @@ public struct CaseExpectation: Codable, Sendable {
     public var looped: String?
     /// The recapture check's status (`off`, `notEvaluated`, `live`, `recaptured`).
     public var recapture: String?
+    /// The continuity check's status (`off`, `notEvaluated`, `live`, `cut`).
+    public var continuity: String?
     /// What the case must produce run again with the recapture check off (`recaptureCheck` 0):
     /// for the screen and print attacks the recapture check decides first, and this run keeps
     /// the checks behind it (parallax, frozen, looped) measured on them too. A second row of the

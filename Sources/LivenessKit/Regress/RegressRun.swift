@@ -117,6 +117,9 @@ enum CaseCheck {
         if let recapture = e.recapture, recapture != run.evidence.recapture.status.rawValue {
             problems.append("recapture check \(run.evidence.recapture.status.rawValue) (window enclosure \(fmt(run.evidence.recapture.windowEnclosure))), expected \(recapture)")
         }
+        if let continuity = e.continuity, continuity != run.evidence.continuity.status.rawValue {
+            problems.append("continuity check \(run.evidence.continuity.status.rawValue) (largest jump ratio \(fmt(run.evidence.continuity.largestJumpRatio))), expected \(continuity)")
+        }
         let vt = seconds(run.verdict.timestampMicroseconds)
         if let from = e.verdictFrom, vt < from { problems.append("verdict at \(fmt(vt)) s, expected from \(fmt(from)) s") }
         if let to = e.verdictTo, vt > to { problems.append("verdict at \(fmt(vt)) s, expected by \(fmt(to)) s") }

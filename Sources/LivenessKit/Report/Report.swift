@@ -180,6 +180,9 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         /// The recapture check: status `off`, `notEvaluated`, `live` or `recaptured`, the highest
         /// window enclosure (grey levels) and the threshold it was compared with.
         public var recapture: RecaptureEvidence
+        /// The continuity check: status `off`, `notEvaluated`, `live` or `cut`, the largest jump
+        /// ratio of a frame that changed at least `cutMinDifference`, and the threshold.
+        public var continuity: ContinuityEvidence
     }
 
     /// Frame counts (see `Evidence` for the exact rules).

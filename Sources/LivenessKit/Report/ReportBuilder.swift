@@ -67,7 +67,10 @@ extension LivenessReport {
         looped.lagSeconds = looped.lagSeconds.map(q)
         var recapture = e.recapture
         recapture.windowEnclosure = q(recapture.windowEnclosure)
-        presentationAttack = PresentationAttack(parallax: parallax, frozen: frozen, looped: looped, recapture: recapture)
+        var continuity = e.continuity
+        continuity.largestJumpRatio = q(continuity.largestJumpRatio)
+        presentationAttack = PresentationAttack(parallax: parallax, frozen: frozen, looped: looped, recapture: recapture,
+                                                continuity: continuity)
     }
 
     /// The report as pretty-printed JSON with sorted keys and unescaped slashes, ending in a newline.

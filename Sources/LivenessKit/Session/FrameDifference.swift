@@ -8,8 +8,9 @@ import LivenessCore
 ///
 /// The region stays put while the face stays inside it (the box's centre within
 /// `anchorTolerance` of the region's width, its width within ±`anchorTolerance`); when the face
-/// moves further the region is anchored again and that frame has no difference (a moving face is
-/// not frozen). Without a face there is nothing to compare. A camera's face region always changes
+/// moves further the region is anchored again, and that frame's difference is the change of the
+/// region the face left (large: a moving face is not frozen; and a face that jumps from one
+/// frame to the next shows its jump to the continuity check). Without a face there is nothing to compare. A camera's face region always changes
 /// (sensor noise, a live subject's sway and blinks); a frozen decoder or an injected still repeats
 /// it exactly. The face region, not the whole frame, so that a static background that a low
 /// bit-rate encoder copies from frame to frame does not count. Quantized to trace precision.
@@ -25,8 +26,9 @@ final class FrameDifference {
     private var anchor: Rect?
 
     /// The difference of the face region of `frame` (face box `box` in pixels, nil without a
-    /// face) from the previous frame's; `nil` when there is no face, on the frame that anchors
-    /// the region, or when the thumbnail cannot be made.
+    /// face) from the previous frame's; on a frame that anchors the region again, the difference
+    /// of the region it leaves; `nil` when there is no face, on the first frame with one, or when
+    /// the thumbnail cannot be made.
     func difference(of frame: Image, faceBox box: Rect?) -> Double? {
         guard let box, box.width > 0, box.height > 0 else {
             anchor = nil
@@ -40,12 +42,18 @@ final class FrameDifference {
             defer { swap(&previous, &current) }
             return NumberFormat.quantized(Self.meanAbsoluteDifference(previous, current))
         }
+        // The face left the region: what changed there since the previous frame, then a new region.
+        var left: Double?
+        if let a = anchor,
+           (try? frame.thumbnail(of: a, width: Self.thumbnailSide, height: Self.thumbnailSide, into: current)) != nil {
+            left = NumberFormat.quantized(Self.meanAbsoluteDifference(previous, current))
+        }
         let side = max(box.width, box.height) * Self.margin
         let c = box.center
         let region = Rect(x: c.x - side / 2, y: c.y - side / 2, width: side, height: side)
         anchor = (try? frame.thumbnail(of: region, width: Self.thumbnailSide, height: Self.thumbnailSide, into: previous)) != nil
             ? region : nil
-        return nil
+        return left
     }
 
     /// Whether the face `box` is still where the region `a` was anchored.
