@@ -72,6 +72,11 @@ final class ServiceTests: XCTestCase {
         var clips = [try Fixtures.generated("astronaut-still.mp4")]
         if let real = try? Fixtures.shared("st-ref2-talking-turns.mp4") { clips.append(real) }
         if let turn = try? Fixtures.generated("cases/turn-then-blink/video.mp4") { clips.append(turn) }
+        // The real screen replays (labels.json "live": false): the recapture check fails them in a
+        // stream as in a file.
+        for attack in ["tl-monitor-replay-attack.mp4", "zc-phone-replay-attack.webm"] {
+            if let clip = try? Fixtures.shared(attack) { clips.append(clip) }
+        }
         for clip in clips {
             let outcome = try RecordingStreamer(address: try address(server)).run(try FrameSource(path: clip))
             let report = try JSONDecoder().decode(LivenessReport.self, from: Data(try XCTUnwrap(outcome.report, clip)))
@@ -83,6 +88,9 @@ final class ServiceTests: XCTestCase {
             XCTAssertEqual(report.frames.tracked, offline.frames.tracked, clip)
             XCTAssertEqual(report.frames.credited, offline.frames.credited, clip)
             XCTAssertEqual(report.input.kind, .stream)
+            XCTAssertEqual(report.presentationAttack?.recapture.status, offline.presentationAttack?.recapture.status, clip)
+            XCTAssertEqual(report.presentationAttack?.continuity.status, offline.presentationAttack?.continuity.status, clip)
+            if clip.contains("replay-attack") { XCTAssertEqual(report.presentationAttack?.recapture.status, .recaptured, clip) }
             // A recording that ends before a verdict is a stream closed first: cancelled, where the
             // file's analysis says inputEnded. Any decided verdict is the same.
             if offline.verdict.reason == .inputEnded {
