@@ -51,10 +51,15 @@ public struct FaceEnclosure: Sendable, Equatable {
     /// The four sides' strengths, grey levels: image left, image right, above, below.
     public var strengths: [Double] { [imageLeft.strength, imageRight.strength, above.strength, below.strength] }
 
-    /// How enclosed the face is, grey levels: the third strongest of the four sides' strengths,
-    /// so a face reads enclosed only with a border on at least three sides (a U round the face
-    /// or a frame), never by one edge of the room beside it.
-    public var enclosure: Double { strengths.sorted(by: >)[2] }
+    /// How enclosed the face is, grey levels: the border below the chin and the second strongest
+    /// of the other three sides, whichever is weaker. A face reads enclosed only inside a frame
+    /// that runs under it (a screen's or a print's bottom edge cuts the body off, where a live
+    /// subject's neck and body go on) and on at least two more sides: never by a door or a window
+    /// behind a live subject (its sides and top, no bottom), nor by one edge of the room.
+    public var enclosure: Double {
+        let others = [imageLeft.strength, imageRight.strength, above.strength].sorted(by: >)
+        return min(below.strength, others[1])
+    }
 
     /// Measures the face of centre (`centerX`, `centerY`) pixels, width `faceWidth` pixels, whose
     /// eye line is at `eyeLineDegrees` (from the image-left eye to the image-right one, positive

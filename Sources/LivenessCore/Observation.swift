@@ -142,10 +142,11 @@ public struct Observation: Sendable, Equatable {
     /// The earlier frame of the session this frame repeats most closely, for the looped-input
     /// check (`LoopCheck`); `nil` when not measured.
     public var repetition: Repetition?
-    /// How enclosed the face is by a straight border (a screen's or a print's edge) on three or
-    /// four sides, for the recapture check (`RecaptureCheck`): the third strongest of the four
-    /// sides' consistent brightness steps, grey levels (0…255); `nil` when not measured (the
-    /// front end measures some frames with a face, ARKit traces carry none).
+    /// How enclosed the face is by a straight border (a screen's or a print's edge), for the
+    /// recapture check (`RecaptureCheck`): the weaker of the consistent brightness step below the
+    /// chin and the second strongest of the other three sides' (`FaceEnclosure.enclosure`), grey
+    /// levels (0…255); `nil` when not measured (the front end measures some frames with a face,
+    /// ARKit traces carry none).
     public var borderEnclosure: Double?
 
     /// Creates an observation. `faceCount` defaults to 1 when `face` is given, else 0.

@@ -138,7 +138,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// `recaptureWindowSeconds` window fails the session with `presentationAttack`. See
     /// `RecaptureCheck` and docs/presentation-attacks.md.
     public var recaptureCheck: Int = 1
-    /// Border strength in grey levels (`Observation.borderEnclosure`, the third strongest side)
+    /// Border strength in grey levels (`Observation.borderEnclosure`: the border below the face and two more sides)
     /// from which a frame's face counts as enclosed. Calibrated on the real clips: every window of
     /// the live clips reads 0, the two real screen replays 100 (docs/presentation-attacks.md).
     public var recaptureMinEnclosure: Double = 25

@@ -53,15 +53,22 @@ final class FaceEnclosureTests: XCTestCase {
         XCTAssertEqual(e.enclosure, 110, accuracy: 8)
     }
 
-    func testThreeSidesEncloseTwoDoNot() throws {
-        // The panel runs off the bottom of the picture: left, right and top remain (a U round the face).
-        let u = try measure(try picture { x, y in self.inPanel(x, y, left: -1.2, right: 1.2, top: -1.3, bottom: 9) ? 170 : 60 })
-        XCTAssertEqual(u.below.strength, 0)
-        XCTAssertEqual(u.enclosure, 110, accuracy: 8)
-        // A doorway: two vertical edges beside the face, nothing above or below.
-        let door = try measure(try picture { x, y in self.inPanel(x, y, left: -1.2, right: 1.2, top: -9, bottom: 9) ? 170 : 60 })
+    func testABorderBelowAndTwoMoreSidesEncloseADoorwayDoesNot() throws {
+        // A phone whose top is out of the picture: left, right and the edge below the chin.
+        let phone = try measure(try picture { x, y in self.inPanel(x, y, left: -1.2, right: 1.2, top: -9, bottom: 1.6) ? 170 : 60 })
+        XCTAssertEqual(phone.above.strength, 0)
+        XCTAssertEqual(phone.enclosure, 110, accuracy: 8)
+        // A doorway or a window behind a live subject: its sides and its top, nothing under the
+        // face (the body goes on there). Three strong sides, no enclosure.
+        let door = try measure(try picture { x, y in self.inPanel(x, y, left: -1.2, right: 1.2, top: -1.3, bottom: 9) ? 170 : 60 })
         XCTAssertEqual(door.imageLeft.contrast, 110, accuracy: 8)
-        XCTAssertEqual(door.enclosure, 0, "two sides are no enclosure")
+        XCTAssertEqual(door.above.contrast, 110, accuracy: 8)
+        XCTAssertEqual(door.below.strength, 0)
+        XCTAssertEqual(door.enclosure, 0, "no border under the face")
+        // The border below and one side only: no enclosure either.
+        let corner = try measure(try picture { x, y in self.inPanel(x, y, left: -1.2, right: 9, top: -9, bottom: 1.6) ? 170 : 60 })
+        XCTAssertEqual(corner.below.contrast, 110, accuracy: 8)
+        XCTAssertEqual(corner.enclosure, 0, "two sides are no enclosure")
     }
 
     func testAScreenHeldAtAnAngleIsFoundAtItsTilt() throws {

@@ -53,8 +53,8 @@ public struct RecaptureEvidence: Sendable, Equatable, Codable {
 /// a print sits inside that picture's border — a phone's bezel, a monitor's edge, the letterbox
 /// bars of a played video, the edge of the paper — straight lines on three or four sides of the
 /// face, one of them below the chin where a live subject's neck and body go on. Each observation
-/// may carry `Observation.borderEnclosure` (measured by the front end on some frames: the third
-/// strongest of the four sides' consistent border steps, grey levels).
+/// may carry `Observation.borderEnclosure` (measured by the front end on some frames: the border
+/// below the chin and two more sides, grey levels).
 ///
 /// The check keeps the measurements of the face it follows over the last
 /// `recaptureWindowSeconds` (at least its last `minimumMeasurements`, at low frame rates); when they number at least `minimumMeasurements` and their lower

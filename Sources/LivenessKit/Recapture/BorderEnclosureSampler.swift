@@ -6,7 +6,7 @@ import LivenessCore
 /// that keeps its cost small: every frame with a face until `denseMeasurements` were taken of the
 /// face being followed (so the check has a full window before the earliest moment a session can
 /// pass, and again as soon as a new face is followed: a phone held up in front of the subject),
-/// then one frame every `intervalSeconds` of media time. The value is the third strongest side
+/// then one frame every `intervalSeconds` of media time. The value is `FaceEnclosure.enclosure`
 /// (grey levels), quantized to trace precision. The decision is the pure machine's (`RecaptureCheck`).
 final class BorderEnclosureSampler {
     /// Frames of a newly followed face measured one after the other (twice what the check needs
