@@ -227,14 +227,17 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
 
 
 def replay_attacks(recipe, frames, truth_frames, times):
-    """Frozen and looped input, made from the rendered live frames as a virtual camera would:
-    `freeze` {at}: from the first frame at or after `at` seconds every frame is that frame again
-    (a stuck decoder, an injected still); `loop` {from, to, at}: from `at` seconds on, the frames
-    of [from, to) are played again and again (a recording looped to look alive). Each replayed
-    frame's truth is its source frame's, with its own index and time and `sourceFrame` naming
-    the frame it repeats."""
-    freeze, loop = recipe.get("freeze"), recipe.get("loop")
-    if not freeze and not loop:
+    """Frozen, looped and slideshow input, made from the rendered live frames as a virtual camera
+    would: `freeze` {at}: from the first frame at or after `at` seconds every frame is that frame
+    again (a stuck decoder, an injected still); `loop` {from, to, at}: from `at` seconds on, the
+    frames of [from, to) are played again and again (a recording looped to look alive);
+    `slideshow` {photos, holdSeconds, noise}: the frames at the `photos` times (seconds), each
+    held for `holdSeconds` in turn (the last to the end), with fresh sensor noise of `noise` grey
+    levels (standard deviation, seeded) on every frame: photos of a live person shown one after
+    the other. Each replayed frame's truth is its source frame's, with its own index and time and
+    `sourceFrame` naming the frame it repeats."""
+    freeze, loop, slideshow = recipe.get("freeze"), recipe.get("loop"), recipe.get("slideshow")
+    if not freeze and not loop and not slideshow:
         return frames, truth_frames
     first = lambda s: next(i for i, t in enumerate(times) if t >= s - 1e-9)
     source = list(range(len(frames)))
@@ -244,7 +247,15 @@ def replay_attacks(recipe, frames, truth_frames, times):
     if loop:
         a, b, c = first(loop["from"]), first(loop["to"]), first(loop["at"])
         source = [i if i < c else a + (i - c) % (b - a) for i in source]
+    if slideshow:
+        hold = slideshow.get("holdSeconds", 1.0)
+        photos = [first(p) for p in slideshow["photos"]]
+        source = [photos[min(int(times[i] / hold + 1e-9), len(photos) - 1)] for i in range(len(frames))]
     out_frames = [frames[k] for k in source]
+    if slideshow and slideshow.get("noise"):
+        rng = np.random.default_rng(recipe.get("seed", 7) + 101)
+        out_frames = [np.clip(f.astype(np.float32) + rng.normal(0, slideshow["noise"], f.shape), 0, 255).astype(np.uint8)
+                      for f in out_frames]
     out_truth = []
     for i, k in enumerate(source):
         row = dict(truth_frames[k])
