@@ -411,6 +411,32 @@ final class WebFlowBrowserTests: XCTestCase {
         XCTAssertEqual(try page.evaluate("window.cameraAsked") as? Int, 0, "the camera is not asked for a spent link")
     }
 
+    /// Issue 25: a real screen replay (the shared footage's laptop replay, labels.json "live":
+    /// false) as the browser's camera, through the hosted page's handoff flow: Chromium scales
+    /// it to its capture size and sends JPEG frames at its own rate, and the recapture check
+    /// fails it as in a file. The page learns only "notVerified"; the report says recaptured.
+    func testARealScreenReplayFailsInTheBrowser() throws {
+        let clip = try Fixtures.shared("tl-monitor-replay-attack.mp4")
+        let directory = try Fixtures.temporaryDirectory(self)
+        let server = try server(demo: false, apiToken: Self.apiToken)
+        let address = try ServiceAddress(url: server.url)
+        let created = try ServiceClient.request("POST", "/v1/sessions", at: address, bearer: Self.apiToken)
+        XCTAssertEqual(created.status, 201)
+        let id = try XCTUnwrap(created.json?["id"] as? String), token = try XCTUnwrap(created.json?["token"] as? String)
+        let (_, page) = try browser(camera: try camera(clip, in: directory), in: directory)
+        try open(page, server.url + "/#session=\(id)&token=\(token)")
+        try page.click("#verify")
+        let run = try scan(page, screenshot: nil)
+        print("web flow (handoff, tl-monitor-replay-attack.mp4): result after \(String(format: "%.1f", run.seconds)) s")
+        XCTAssertEqual(run.end.screen, "result", "\(run.end.title) \(problems(page))")
+        XCTAssertEqual(run.end.status, "failed")
+        XCTAssertEqual(run.end.reason, "notVerified")
+        let report = try report(server, id, bearer: Self.apiToken)
+        XCTAssertEqual(report.verdict.reason, .presentationAttack)
+        XCTAssertEqual(report.presentationAttack?.recapture.status, .recaptured)
+        XCTAssertFalse(try XCTUnwrap(page.evaluate("document.body.innerText") as? String).contains("presentation"))
+    }
+
     /// Issue 27: a new link opened into a tab that already shows the page was ignored (only the
     /// fragment changes: no reload, no hashchange handler), and a tab put in the background spent
     /// its link after the idle timeout without saying why.
