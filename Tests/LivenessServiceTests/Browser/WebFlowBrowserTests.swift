@@ -412,9 +412,13 @@ final class WebFlowBrowserTests: XCTestCase {
     }
 
     /// Issue 25: a real screen replay (the shared footage's laptop replay, labels.json "live":
-    /// false) as the browser's camera, through the hosted page's handoff flow: Chromium scales
-    /// it to its capture size and sends JPEG frames at its own rate, and the recapture check
-    /// fails it as in a file. The page learns only "notVerified"; the report says recaptured.
+    /// false) as the browser's camera, through the hosted page's handoff flow. Chromium crops the
+    /// portrait clip to its 368×480 capture (the screen's top edge is cut off: the recapture
+    /// windows read 30–34 here against ~70 from the file) and sends JPEG frames at its own rate,
+    /// so which presentation-attack check decides first varies with the machine's load (the
+    /// recapture check within 0.3–2.0 s in most runs; under CI's load once another check first).
+    /// The verdict does not: presentationAttack, by one of the checks, and the page learns only
+    /// "notVerified".
     func testARealScreenReplayFailsInTheBrowser() throws {
         let clip = try Fixtures.shared("tl-monitor-replay-attack.mp4")
         let directory = try Fixtures.temporaryDirectory(self)
@@ -433,7 +437,12 @@ final class WebFlowBrowserTests: XCTestCase {
         XCTAssertEqual(run.end.reason, "notVerified")
         let report = try report(server, id, bearer: Self.apiToken)
         XCTAssertEqual(report.verdict.reason, .presentationAttack)
-        XCTAssertEqual(report.presentationAttack?.recapture.status, .recaptured)
+        let checks = try XCTUnwrap(report.presentationAttack)
+        let decided = [("recapture", checks.recapture.status == .recaptured), ("parallax", checks.parallax.status == .flat),
+                       ("continuity", checks.continuity.status == .cut), ("frozen", checks.frozen.status == .frozen),
+                       ("looped", checks.looped.status == .looped)].filter(\.1).map(\.0)
+        print("web flow (tl-monitor-replay-attack.mp4): decided by \(decided), recapture window \(checks.recapture.windowEnclosure)")
+        XCTAssertEqual(decided.count, 1, "exactly one presentation-attack check decided the verdict")
         XCTAssertFalse(try XCTUnwrap(page.evaluate("document.body.innerText") as? String).contains("presentation"))
     }
 
