@@ -1,5 +1,6 @@
 """Renders one case from its recipe: frames (a face photo turned, blinking, seen by a moving or
-rotating camera, or printed and held in a hand), the per-frame truth, and the video file.
+rotating camera, or printed and held in a hand, or shown on a screen or a print that is filmed
+again: recapture.py), the per-frame truth, and the video file.
 
 All randomness comes from a generator seeded by the recipe (`seed`, default 7), so a recipe
 always gives the same frames.
@@ -139,6 +140,14 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
     else:
         times = [i / fps for i in range(int(round(seconds * fps)))]
 
+    if "recapture" in recipe:
+        # A live session (or the portrait) shown on a screen or a print that is filmed again.
+        from .recapture import render_recaptured
+        frames, truth_frames = render_recaptured(recipe, photo, landmarks, times, rng, out_w, out_h,
+                                                 recipe.get("seed", seed_default))
+        frames = [degrade(fr, recipe, rng) for fr in frames]
+        return write_case(recipe, frames, truth_frames, times, out_dir, out_w, out_h, fps, portrait)
+
     face_fraction = recipe.get("faceFraction", 0.25)
     scene = Scene(photo, landmarks, (out_w, out_h), face_fraction)
     f = float(max(out_w, out_h))  # the focal length the engine's estimator assumes
@@ -209,7 +218,11 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
                              "yawCamera": None if yaw_camera is None else round(yaw_camera, 3), "closure": round(closure, 3),
                              "cameraDegPerSec": round(speed, 3), "cameraPan": round(pan, 3), "cameraRoll": round(roll, 3),
                              "faceCenter": face_center})
+    return write_case(recipe, frames, truth_frames, times, out_dir, out_w, out_h, fps, portrait)
 
+
+def write_case(recipe, frames, truth_frames, times, out_dir, out_w, out_h, fps, portrait):
+    """The replay attacks on the rendered frames, then video.mp4, motion.csv, truth.json and preview.jpg."""
     frames, truth_frames = replay_attacks(recipe, frames, truth_frames, times)
     os.makedirs(out_dir, exist_ok=True)
     video = os.path.join(out_dir, "video.mp4")
