@@ -81,7 +81,7 @@ let package = Package(
                           path: "Tools/Benchmark"),
         // Paths of test inputs (generated samples, the shared real footage) for the test targets.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "TestSupport"]),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "LivenessCore", "TestSupport"]),
         .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
         .testTarget(name: "LivenessServiceTests", dependencies: ["LivenessService", "LivenessKit", "LivenessCore", "FaceTracking",
                                                                  "TestSupport"]),

@@ -1,5 +1,6 @@
 import FaceTracking
 import Foundation
+import LivenessCore
 import XCTest
 
 /// `FaceEnclosure` against pictures whose borders are placed exactly: a panel of one brightness
@@ -13,7 +14,7 @@ final class FaceEnclosureTests: XCTestCase {
 
     /// A grey picture: `level(x, y)` plus seeded noise of ±`noise` levels.
     private func picture(noise: Int = 4, _ level: (Double, Double) -> Double) throws -> Image {
-        var rng = SystemRandomNumberGenerator.Seeded(seed: 11)
+        var rng = SeededGenerator(seed: 11)
         var pixels = [UInt8](repeating: 0, count: width * height)
         for y in 0..<height {
             for x in 0..<width {
@@ -116,20 +117,5 @@ final class FaceEnclosureTests: XCTestCase {
         XCTAssertThrowsError(try FaceEnclosure.measure(gray: Image(), centerX: 10, centerY: 10, faceWidth: 100, eyeLineDegrees: 0))
         // A face partly off the picture is measured on what is inside.
         XCTAssertEqual(try FaceEnclosure.measure(gray: image, centerX: -50, centerY: 700, faceWidth: 100, eyeLineDegrees: 0).enclosure, 0)
-    }
-}
-
-private extension SystemRandomNumberGenerator {
-    /// A seeded generator (SplitMix64) for reproducible noise.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -13,18 +13,14 @@ import XCTest
 /// frame from one pose, so the cut at 25 changes only the eyelids, while the cut at 50 turns the
 /// whole head) and the generator's truth (the live clip the frames come from is continuous).
 final class SlideshowTests: XCTestCase {
-    /// `frame`'s BGR pixels plus noise uniform in ±`amplitude` levels (SplitMix64, seeded).
-    private func noisy(_ frame: Image, seed: inout UInt64, amplitude: Int = 3) throws -> Image {
+    /// `frame`'s BGR pixels plus noise uniform in ±`amplitude` levels (seeded).
+    private func noisy(_ frame: Image, rng: inout SeededGenerator, amplitude: Int = 3) throws -> Image {
         let width = frame.width, height = frame.height
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         frame.withBGRBytes { bytes, stride in
             for y in 0..<height {
                 for x in 0..<(width * 3) {
-                    seed &+= 0x9E37_79B9_7F4A_7C15
-                    var z = seed
-                    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                    let n = Int((z ^ (z >> 31)) % UInt64(2 * amplitude + 1)) - amplitude
+                    let n = Int(rng.next() % UInt64(2 * amplitude + 1)) - amplitude
                     pixels[y * width * 3 + x] = UInt8(clamping: Int(bytes[y * stride + x]) + n)
                 }
             }
@@ -55,10 +51,10 @@ final class SlideshowTests: XCTestCase {
         }
         let model = try LandmarkModel.load()
         let processor = try FrameProcessor(model: model, policy: LivenessPolicy(), seed: 1, rotation: nil)
-        var seed: UInt64 = 5
+        var rng = SeededGenerator(seed: 5)
         var verdict: (frame: Int, reason: FailureReason?)?
         for (n, source) in ([open, shut, turned, open].flatMap { Array(repeating: $0, count: 25) }).enumerated() {
-            let step = try processor.process(try noisy(try XCTUnwrap(pictures[source]), seed: &seed),
+            let step = try processor.process(try noisy(try XCTUnwrap(pictures[source]), rng: &rng),
                                              timestampMicroseconds: Int64(n) * 40_000)
             for case .verdict(let v) in step.events { verdict = (n, v.reason) }
             if verdict != nil { break }

@@ -47,7 +47,7 @@ public struct ContinuityEvidence: Sendable, Equatable, Codable {
         try c.encode(largestJumpRatio, forKey: .largestJumpRatio)
         try c.encode(threshold, forKey: .threshold)
         try c.encode(framesJudged, forKey: .framesJudged)
-        if let frameIndex { try c.encode(frameIndex, forKey: .frameIndex) } else { try c.encodeNil(forKey: .frameIndex) }
+        try c.encodeOrNull(frameIndex, forKey: .frameIndex)
     }
 }
 

@@ -38,7 +38,7 @@ public struct LoopEvidence: Sendable, Equatable, Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(status, forKey: .status)
         try c.encode(longestRepeatSeconds, forKey: .longestRepeatSeconds)
-        if let lagSeconds { try c.encode(lagSeconds, forKey: .lagSeconds) } else { try c.encodeNil(forKey: .lagSeconds) }
+        try c.encodeOrNull(lagSeconds, forKey: .lagSeconds)
         try c.encode(framesMeasured, forKey: .framesMeasured)
     }
 }

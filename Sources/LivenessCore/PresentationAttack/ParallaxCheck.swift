@@ -45,11 +45,11 @@ public struct ParallaxEvidence: Sendable, Equatable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(status, forKey: .status)
-        if let residual { try c.encode(residual, forKey: .residual) } else { try c.encodeNil(forKey: .residual) }
+        try c.encodeOrNull(residual, forKey: .residual)
         try c.encode(threshold, forKey: .threshold)
         try c.encode(framesUsed, forKey: .framesUsed)
         try c.encode(framesUnreliable, forKey: .framesUnreliable)
-        if let frameIndex { try c.encode(frameIndex, forKey: .frameIndex) } else { try c.encodeNil(forKey: .frameIndex) }
+        try c.encodeOrNull(frameIndex, forKey: .frameIndex)
     }
 }
 

@@ -45,7 +45,7 @@ public struct RecaptureEvidence: Sendable, Equatable, Codable {
         try c.encode(windowEnclosure, forKey: .windowEnclosure)
         try c.encode(threshold, forKey: .threshold)
         try c.encode(framesMeasured, forKey: .framesMeasured)
-        if let frameIndex { try c.encode(frameIndex, forKey: .frameIndex) } else { try c.encodeNil(forKey: .frameIndex) }
+        try c.encodeOrNull(frameIndex, forKey: .frameIndex)
     }
 }
 

@@ -102,9 +102,3 @@ public struct ReportInput: Sendable, Equatable, Codable {
     }
 }
 
-extension KeyedEncodingContainer {
-    /// Encodes `value`, or an explicit `null` when it is `nil` (the report schema never omits a key).
-    mutating func encodeOrNull<T: Encodable>(_ value: T?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
-    }
-}
