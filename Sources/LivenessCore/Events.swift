@@ -44,7 +44,8 @@ public struct ActionEvidence: Sendable, Equatable, Codable {
 
 /// What happened on a frame, in the order it happened.
 ///
-/// Order within one frame: phase changes, `autoshot`, `actionCredited`, `hud`; on the frame that
+/// Order within one frame: phase changes, `autoshot`, `promptAnswered`, `actionCredited`,
+/// `promptShown`, `hud`; on the frame that
 /// completes the second action: `snapshot`, `phase(.verifying)`, `hud(.verifying)`,
 /// `verdict(.passed)`, `phase(.done)`. A failing frame ends with `verdict`, `phase(.done)`.
 public enum LivenessEvent: Sendable, Equatable {
@@ -56,6 +57,10 @@ public enum LivenessEvent: Sendable, Equatable {
     case autoshot(StillCapture)
     /// An action was credited.
     case actionCredited(ActionEvidence)
+    /// A prompted step's prompt is shown from this frame on (`ChallengeMode.prompted`).
+    case promptShown(PromptRecord)
+    /// A prompted step was answered or missed; the record holds the outcome.
+    case promptAnswered(PromptRecord)
     /// Keep this frame as the snapshot.
     case snapshot(StillCapture)
     /// The verdict; nothing follows but `phase(.done)`.

@@ -36,6 +36,8 @@ public struct Evidence: Sendable, Equatable, Codable {
     public var recapture: RecaptureEvidence
     /// The continuity check (`ContinuityCheck`): off, not evaluated, live or cut.
     public var continuity: ContinuityEvidence
+    /// The challenge: passive, or the prompted plan and every prompt shown with its answer.
+    public var promptedChallenge: ChallengeEvidence
 
     /// Creates empty evidence for a session.
     public init(seed: UInt64, challenge: [Action], policy: LivenessPolicy) {
@@ -47,5 +49,6 @@ public struct Evidence: Sendable, Equatable, Codable {
         looped = LoopCheck(policy: policy).evidence
         recapture = RecaptureCheck(policy: policy).evidence
         continuity = ContinuityCheck(policy: policy).evidence
+        promptedChallenge = ChallengeEvidence(mode: .passive, steps: [], source: "none", prompts: [])
     }
 }

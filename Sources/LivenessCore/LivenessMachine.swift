@@ -76,16 +76,30 @@ public struct LivenessMachine: Sendable {
     private var blinkDone = false
     private var turnDone = false
     private var everTracked = false
+    // Prompted mode (`ChallengeMode.prompted`): the challenge, whether the last credited frame
+    // with a closure had its eyes closed (a blink is credited on the closing edge), and whether
+    // the current turn run was already credited (each run credits once).
+    private var prompts: PromptedChallenge?
+    private var eyesClosed = false
+    private var turnRunCredited = false
 
     /// Creates a session.
     /// - Parameters:
-    ///   - policy: thresholds; defaults are the spec's.
+    ///   - policy: thresholds; defaults are the spec's. `challengeMode` chooses passive or prompted.
     ///   - seed: seed of the challenge order generator (SplitMix64), recorded in the evidence.
-    public init(policy: LivenessPolicy = .init(), seed: UInt64) {
+    ///   - plan: prompted mode only: the prompts (drawn from a cryptographic source by a live
+    ///     service, or read from a prompt log). `nil` draws them from `seed` (`analyze`, tests).
+    public init(policy: LivenessPolicy = .init(), seed: UInt64, plan: ChallengePlan? = nil) {
         self.policy = policy
         var rng = SeededGenerator(seed: seed)
         let order: [Action] = rng.next() & 1 == 0 ? [.blink, .turnHead] : [.turnHead, .blink]
         evidence = Evidence(seed: seed, challenge: order, policy: policy)
+        if policy.challengeMode == .prompted {
+            let drawn = plan ?? ChallengePlan.draw(steps: policy.promptSteps, maxDelaySeconds: policy.promptMaxDelaySeconds,
+                                                   source: .seed, using: &rng)
+            prompts = PromptedChallenge(plan: drawn, policy: policy)
+            evidence.promptedChallenge = prompts!.evidence
+        }
         guide = GuideCircle(policy: policy)
         eyes = EyeClosureEstimator(policy: policy)
         yawFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
@@ -98,6 +112,9 @@ public struct LivenessMachine: Sendable {
         recapture = RecaptureCheck(policy: policy)
         continuity = ContinuityCheck(policy: policy)
     }
+
+    /// The prompted challenge's state (prompted mode only): the plan and the prompts shown.
+    public var promptedChallenge: PromptedChallenge? { prompts }
 
     private var actionsDone: Int { (blinkDone ? 1 : 0) + (turnDone ? 1 : 0) }
     private var actionsTotal: Int { Action.allCases.count }
@@ -244,6 +261,10 @@ public struct LivenessMachine: Sendable {
             frame.notCreditedReason = .noFace
         }
 
+        if prompts != nil {
+            return promptedStep(o, frame: frame, events: events)
+        }
+
         if frame.credited {
             if !blinkDone, let mean = frame.eyeClosureMean, mean >= policy.blinkClosureThreshold {
                 blinkDone = true
@@ -302,7 +323,9 @@ public struct LivenessMachine: Sendable {
     /// only when this is true; the verdict and the evidence are those of measuring it on every
     /// frame, and a replayed trace carries the same residuals on the frames that matter.
     public func readsPlanarResidual(_ o: Observation) -> Bool {
-        guard policy.parallaxCheck != 0, verdict == nil, !turnDone, o.face != nil else { return false }
+        // Passive: until the turn is credited. Prompted: while a turn may still answer a prompt.
+        let turnsLeft = prompts.map { !$0.isComplete && !$0.hasFailed } ?? !turnDone
+        guard policy.parallaxCheck != 0, verdict == nil, turnsLeft, o.face != nil else { return false }
         var probe = self
         guard let step = try? probe.observe(o), step.frame.credited,
               let relative = step.frame.relativeYawDegrees else { return false }
@@ -321,6 +344,92 @@ public struct LivenessMachine: Sendable {
         decide(Verdict(status: .failed, reason: r, timestampMicroseconds: lastTimestamp ?? 0, frameIndex: nil),
                into: &events)
         return events
+    }
+
+    // MARK: - Prompted mode
+
+    /// The crediting and the decision of a scan frame in prompted mode: the challenge shows the
+    /// prompts and judges the answers; a followed turn is judged by the parallax check first.
+    private mutating func promptedStep(_ o: Observation, frame: FrameAssessment, events: [LivenessEvent]) -> LivenessStep {
+        var frame = frame
+        var events = events
+        let t = o.timestampMicroseconds
+        var blink = false
+        if frame.credited, let mean = frame.eyeClosureMean {
+            let closed = mean >= policy.blinkClosureThreshold
+            blink = closed && !eyesClosed
+            eyesClosed = closed
+        }
+        var turned: TurnDirection?
+        if frame.credited, let rel = frame.relativeYawDegrees, abs(rel) >= policy.turnYawDegrees {
+            let sign = rel > 0 ? 1 : -1
+            turnRun = sign == turnRunSign ? turnRun + 1 : 1
+            turnRunSign = sign
+            if turnRun == 1 {
+                parallax.startRun()
+                turnRunCredited = false
+            }
+            if let face = o.face { parallax.add(face) }
+            if turnRun >= max(1, policy.turnHeldFrames), !turnRunCredited {
+                turnRunCredited = true
+                turned = rel > 0 ? .left : .right
+            }
+        } else {
+            turnRun = 0
+            turnRunSign = 0
+        }
+        let input = PromptedChallenge.Frame(
+            timestampMicroseconds: t, frameIndex: o.frameIndex, credited: frame.credited,
+            relativeYawDegrees: frame.relativeYawDegrees, eyeClosureMean: frame.eyeClosureMean,
+            blinkCredited: blink, turnCredited: turned)
+        var probe = prompts!
+        let happened = probe.observe(input)
+        for event in happened {
+            guard case let .answered(record) = event, record.outcome == .followed, record.step != .blink else { continue }
+            // The parallax check: a turn a single homography explains is a flat picture.
+            evidence.parallax = parallax.judge(frameIndex: o.frameIndex)
+            if evidence.parallax.status == .flat {
+                decide(Verdict(status: .failed, reason: .presentationAttack, timestampMicroseconds: t,
+                               frameIndex: o.frameIndex), into: &events)
+                frame.hud = hud ?? .noFace
+                return LivenessStep(frame: frame, events: events)
+            }
+        }
+        prompts = probe
+        evidence.promptedChallenge = probe.evidence
+        for event in happened {
+            switch event {
+            case let .answered(record):
+                events.append(.promptAnswered(record))
+                if record.outcome == .followed {
+                    let value = record.step == .blink ? (frame.eyeClosureMean ?? 0) : (frame.relativeYawDegrees ?? 0)
+                    if record.step == .blink { blinkDone = true } else { turnDone = true }
+                    credit(ActionEvidence(action: record.step.action, frameIndex: o.frameIndex, timestampMicroseconds: t,
+                                          value: value, direction: record.step.direction), into: &events)
+                }
+            case let .shown(record):
+                events.append(.promptShown(record))
+            }
+        }
+        if probe.hasFailed {
+            decide(Verdict(status: .failed, reason: .challengeNotFollowed, timestampMicroseconds: t,
+                           frameIndex: o.frameIndex), into: &events)
+            frame.hud = hud ?? .noFace
+            return LivenessStep(frame: frame, events: events)
+        }
+        if probe.isComplete && !recapture.holdsPass && !continuity.holdsPass {
+            let still = StillCapture(frameIndex: o.frameIndex, timestampMicroseconds: t, box: o.face?.box, framed: true)
+            evidence.snapshot = still
+            events.append(.snapshot(still))
+            phase = .verifying
+            events.append(.phase(.verifying))
+            setHUD(.verifying, into: &events)
+            decide(Verdict(status: .passed, reason: nil, timestampMicroseconds: t, frameIndex: o.frameIndex), into: &events)
+        } else {
+            emitHUD(for: frame, into: &events)
+        }
+        frame.hud = hud!
+        return LivenessStep(frame: frame, events: events)
     }
 
     // MARK: - Helpers
@@ -374,6 +483,11 @@ public struct LivenessMachine: Sendable {
         let state: HUDState
         switch frame.inGuide {
         case nil: state = .noFace
+        case false? where prompts?.openStep == nil: state = .outsideGuide
+        case _ where prompts != nil:
+            // Prompted: an open prompt stays on screen while the face is tracked (a turn may move
+            // it out of the guide); otherwise the user is asked to look straight and hold still.
+            state = prompts!.openStep.map { .prompt($0) } ?? .holdStill
         case false?: state = .outsideGuide
         case true?: state = .progress(done: actionsDone, total: actionsTotal)
         }

@@ -156,6 +156,27 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// change must be to be a jump (live clips: at most 4.6; a slideshow's cuts: 25–62).
     public var cutMinRatio: Double = 8
 
+    // MARK: Prompted challenge (see `PromptedChallenge` and docs/prompted-challenge.md)
+
+    /// `passive` (the spec: a blink and a turn in any order, the default) or `prompted` (one
+    /// prompt at a time from an unpredictable sequence; only the prompted action, begun in its
+    /// response window, counts). A policy file writes the name or 0/1.
+    public var challengeMode: ChallengeMode = .passive
+    /// Steps of a drawn prompted plan (each a left turn, a right turn or a blink; every plan holds
+    /// a blink and a turn).
+    public var promptSteps: Int = 3
+    /// Seconds after a prompt within which the answer must begin.
+    public var promptResponseSeconds: Double = 3.0
+    /// Seconds after a prompt before which a turn cannot be an answer: a person cannot see a
+    /// prompt and begin to turn sooner (visual reaction times are 0.2 s and more).
+    public var promptMinReactionSeconds: Double = 0.15
+    /// Seconds the face must be frontal (turned by less than half of `turnYawDegrees`) on credited
+    /// frames before a prompt is shown.
+    public var promptStillSeconds: Double = 0.3
+    /// Largest random delay in seconds added after `promptStillSeconds` before each drawn prompt,
+    /// so that a recording cannot know when a prompt comes.
+    public var promptMaxDelaySeconds: Double = 1.0
+
     /// The spec's defaults.
     public init() {}
 
@@ -172,6 +193,8 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case loopCheck, loopMaxDifference, loopMinMotion, loopMinMotionRatio, loopSeconds
         case recaptureCheck, recaptureMinEnclosure, recaptureWindowSeconds
         case continuityCheck, cutMinDifference, cutMinRatio
+        case challengeMode, promptSteps, promptResponseSeconds, promptMinReactionSeconds, promptStillSeconds
+        case promptMaxDelaySeconds
     }
 
     /// Decodes a possibly partial policy: absent keys keep their defaults.
@@ -225,6 +248,12 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.continuityCheck, &continuityCheck)
         try take(.cutMinDifference, &cutMinDifference)
         try take(.cutMinRatio, &cutMinRatio)
+        try take(.challengeMode, &challengeMode)
+        try take(.promptSteps, &promptSteps)
+        try take(.promptResponseSeconds, &promptResponseSeconds)
+        try take(.promptMinReactionSeconds, &promptMinReactionSeconds)
+        try take(.promptStillSeconds, &promptStillSeconds)
+        try take(.promptMaxDelaySeconds, &promptMaxDelaySeconds)
     }
 }
 

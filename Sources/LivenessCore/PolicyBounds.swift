@@ -29,6 +29,9 @@ public struct PolicyBound: Sendable {
     public let range: ClosedRange<Double>
     /// Whether the value counts something (frames) and must be a whole number.
     public let isInteger: Bool
+    /// For a key that names one of a few choices (`challengeMode`), the names, indexed by value:
+    /// a policy file may write the name or its index.
+    public let choices: [String]?
     /// The unit, for messages and docs ("s", "frames", "°", "°/s", "fraction", ...).
     public let unit: String
     /// For a security threshold, the direction that is weaker than the reference; `nil` for keys
@@ -75,6 +78,7 @@ public struct PolicyBound: Sendable {
 
     /// The bounds in words, e.g. "a whole number of frames from 1 to 100".
     public var boundsDescription: String {
+        if let choices { return "one of " + choices.map { "\"\($0)\"" }.joined(separator: ", ") + " (or its index \(PolicyBound.format(range.lowerBound))–\(PolicyBound.format(range.upperBound)))" }
         let lo = PolicyBound.format(range.lowerBound, integer: isInteger)
         let hi = PolicyBound.format(range.upperBound, integer: isInteger)
         return isInteger ? "a whole number of \(unit) from \(lo) to \(hi)" : "a number from \(lo) to \(hi) (\(unit))"
@@ -95,6 +99,7 @@ public struct PolicyBound: Sendable {
         self.weaker = weaker
         self.weakerAt = weakerAt
         isSpecNumber = spec
+        choices = nil
         read = { $0[keyPath: path] }
         write = { $0[keyPath: path] = $1 }
     }
@@ -108,8 +113,31 @@ public struct PolicyBound: Sendable {
         self.weaker = weaker
         weakerAt = nil
         isSpecNumber = spec
+        choices = nil
         read = { Double($0[keyPath: path]) }
         write = { $0[keyPath: path] = PolicyBound.saturatingInt($1) }
+    }
+
+    init(_ key: String, weaker: Weaker? = nil, _ path: WritableKeyPath<LivenessPolicy, ChallengeMode> & Sendable) {
+        let names = ChallengeMode.allCases.map(\.rawValue)
+        self.key = key
+        range = 0...Double(names.count - 1)
+        isInteger = true
+        unit = names.enumerated().map { "\($0.element) (\($0.offset))" }.joined(separator: " or ")
+        self.weaker = weaker
+        weakerAt = nil
+        isSpecNumber = false
+        choices = names
+        read = { Double(ChallengeMode.allCases.firstIndex(of: $0[keyPath: path])!) }
+        write = { policy, value in
+            let index = max(0, min(ChallengeMode.allCases.count - 1, PolicyBound.saturatingInt(value)))
+            policy[keyPath: path] = ChallengeMode.allCases[index]
+        }
+    }
+
+    /// The value of the choice `name` (its index), `nil` when this key has no such choice.
+    public func value(ofChoice name: String) -> Double? {
+        choices?.firstIndex(of: name).map(Double.init)
     }
 
     static func saturatingInt(_ value: Double) -> Int {
@@ -141,7 +169,10 @@ extension LivenessPolicy {
     ///   (fewer frames count as unchanged), `frozenSeconds` above; `loopCheck` below 1,
     ///   `loopMaxDifference` below, `loopMinMotion`, `loopMinMotionRatio` and `loopSeconds` above;
     ///   `recaptureCheck` below 1, `recaptureMinEnclosure` and `recaptureWindowSeconds` above;
-    ///   `continuityCheck` below 1, `cutMinDifference` and `cutMinRatio` above.
+    ///   `continuityCheck` below 1, `cutMinDifference` and `cutMinRatio` above;
+    /// * the prompted challenge: `challengeMode` passive (0) below prompted (1) — a session's
+    ///   prompted mode cannot be turned off by a client —, `promptSteps` below,
+    ///   `promptResponseSeconds` above, `promptMinReactionSeconds` and `promptMaxDelaySeconds` below.
     public static let bounds: [PolicyBound] = [
         // Phases.
         PolicyBound("settleSeconds", 0...10, "s", \.settleSeconds),
@@ -194,6 +225,13 @@ extension LivenessPolicy {
         PolicyBound("continuityCheck", 0...1, "switch (1 on, 0 off)", weaker: .below, \.continuityCheck),
         PolicyBound("cutMinDifference", 0...255, "grey levels", weaker: .above, \.cutMinDifference),
         PolicyBound("cutMinRatio", 1...1000, "ratio", weaker: .above, \.cutMinRatio),
+        // Prompted challenge.
+        PolicyBound("challengeMode", weaker: .below, \.challengeMode),
+        PolicyBound("promptSteps", 2...20, "steps", weaker: .below, \.promptSteps),
+        PolicyBound("promptResponseSeconds", 0.5...10, "s", weaker: .above, \.promptResponseSeconds),
+        PolicyBound("promptMinReactionSeconds", 0...1, "s", weaker: .below, \.promptMinReactionSeconds),
+        PolicyBound("promptStillSeconds", 0...5, "s", \.promptStillSeconds),
+        PolicyBound("promptMaxDelaySeconds", 0...10, "s", weaker: .below, \.promptMaxDelaySeconds),
     ]
 
     /// The row of `key`, or `nil` for a key the policy does not have.

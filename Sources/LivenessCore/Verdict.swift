@@ -14,6 +14,10 @@ public enum FailureReason: String, Sendable, Codable {
     /// check), or a picture that stayed unchanged (the frozen-input check). The evidence says
     /// which (`Evidence.parallax`, `Evidence.frozen`).
     case presentationAttack
+    /// Prompted mode: a prompt was answered with a turn to the other side, a turn when a blink
+    /// was asked, a turn begun before the prompt could be seen, or not within its response
+    /// window (`PromptOutcome`; the report's `challenge.prompts` says which).
+    case challengeNotFollowed
 }
 
 /// The outcome of a session.

@@ -67,6 +67,12 @@ public enum PolicyFile {
                     continue
                 }
                 row.set(v, in: &policy)
+            case let .string(name) where row.choices != nil:
+                guard let v = row.value(ofChoice: name) else {
+                    problems.append("policy key '\(key)' must be \(row.boundsDescription), not \"\(name.prefix(40))\"")
+                    continue
+                }
+                row.set(v, in: &policy)
             case .null:
                 problems.append("policy key '\(key)' is null; give \(row.boundsDescription), or leave the key out to keep the default \(PolicyBound.format(row.reference))")
             default:

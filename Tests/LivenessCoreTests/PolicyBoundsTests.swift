@@ -16,9 +16,14 @@ final class PolicyBoundsTests: XCTestCase {
             let v = row.isInteger ? row.range.upperBound : (row.range.lowerBound + row.range.upperBound) / 2
             row.set(v, in: &p)
             let changed = try XCTUnwrap(try JSONSerialization.jsonObject(with: JSONEncoder().encode(p)) as? [String: Any])
-            XCTAssertEqual((changed[row.key] as? NSNumber)?.doubleValue, v, row.key)
+            if let choices = row.choices {
+                // A choice is written by name.
+                XCTAssertEqual(changed[row.key] as? String, choices[Int(v)], row.key)
+            } else {
+                XCTAssertEqual((changed[row.key] as? NSNumber)?.doubleValue, v, row.key)
+            }
             for (k, value) in json where k != row.key {
-                XCTAssertEqual((changed[k] as? NSNumber)?.doubleValue, (value as? NSNumber)?.doubleValue, "\(row.key) also changed \(k)")
+                XCTAssertEqual("\(changed[k]!)", "\(value)", "\(row.key) also changed \(k)")
             }
         }
     }

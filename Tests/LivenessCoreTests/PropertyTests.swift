@@ -167,7 +167,16 @@ final class PropertyTests: XCTestCase {
         case .snapshot(let c): return .snapshot(s(c))
         case .actionCredited(var a): a.timestampMicroseconds += d; return .actionCredited(a)
         case .verdict(var v): v.timestampMicroseconds += d; return .verdict(v)
+        case .promptShown(let r): return .promptShown(shift(r, by: d))
+        case .promptAnswered(let r): return .promptAnswered(shift(r, by: d))
         case .hud, .phase: return e
         }
+    }
+
+    static func shift(_ r: PromptRecord, by d: Int64) -> PromptRecord {
+        var r = r
+        r.promptMicroseconds += d
+        r.responseMicroseconds = r.responseMicroseconds.map { $0 + d }
+        return r
     }
 }
