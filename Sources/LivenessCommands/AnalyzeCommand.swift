@@ -27,12 +27,15 @@ public enum AnalyzeCommand {
             .flag("--force", "Analyse again inputs whose report is already complete."),
             .option("--shard", "I/N|auto", "Take only shard I of N of the inputs (0 <= I < N), deterministically; auto: I and N of this Slurm, Kubernetes or AWS Batch array task (docs/scale.md)."),
             .option("--sign-key", "FILE", "Sign every report with this private key (liveness keygen): report.sig beside report.json."),
+            .option("--challenge", "FILE", "Judge one recording in prompted mode against the signed prompt log its capture client recorded (docs/prompted-challenge.md)."),
+            .option("--public-key", "FILE", "With --challenge: a trusted key of the service that issued the prompts (liveness.pub); may be repeated. Default: $LIVENESS_PUBLIC_KEY.", repeatable: true),
         ],
         positionalCount: 1...Int.max)
 
     /// Runs the command; exit code 0 when every verdict passed, 1 when some failed, 2 on a
     /// usage error or when some input could not be analysed (the others still are).
-    public static func run(_ arguments: [String], console: Console) -> Int32 {
+    public static func run(_ arguments: [String], console: Console,
+                           environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
         let begun = spec.begin(arguments, console: console)
         guard let parsed = begun.parsed else { return begun.exitCode }
         var options = AnalyzeOptions()
@@ -49,6 +52,23 @@ public enum AnalyzeCommand {
             options.plot = parsed.has("--plot")
             options.force = parsed.has("--force")
             if let path = parsed.value("--sign-key") { options.signingKey = try SigningKey.load(path: path) }
+            if let path = parsed.value("--challenge") {
+                guard inputs.entries.count == 1 else {
+                    throw UsageError("--challenge belongs to one recording; give one input with it")
+                }
+                var keyFiles = parsed.values["--public-key"] ?? []
+                if keyFiles.isEmpty, let file = environment[VerifyCommand.keyVariable], !file.isEmpty { keyFiles = [file] }
+                guard !keyFiles.isEmpty else {
+                    throw UsageError("--challenge needs a trusted key: give --public-key FILE (the issuing service's liveness.pub) or set \(VerifyCommand.keyVariable); the key written in the log is never trusted on its own")
+                }
+                var trusted: [PublicKey] = []
+                for file in keyFiles { trusted.append(try PublicKey.load(path: file)) }
+                let log = try PromptLog.load(path: path, trusted: trusted)
+                options.policy.challengeMode = .prompted
+                options.plan = log.plan
+            } else if parsed.values["--public-key"] != nil {
+                throw UsageError("--public-key is the key of a prompt log's issuer; give --challenge FILE with it")
+            }
             jobs = try parsed.integer("--jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
             if options.motionPath != nil && inputs.entries.count > 1 {
                 throw UsageError("--motion belongs to one video; give one input with it")

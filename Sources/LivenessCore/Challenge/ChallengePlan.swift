@@ -13,6 +13,8 @@ public struct ChallengePlan: Sendable, Equatable, Codable {
         /// On the first frame at or after this timestamp, in microseconds on the input's clock
         /// (a logged prompt).
         case at(timestampMicroseconds: Int64)
+        /// Never: a logged step whose prompt was not shown (the session ended first).
+        case never
     }
 
     /// Where a plan came from, for the report.
@@ -47,6 +49,14 @@ public struct ChallengePlan: Sendable, Equatable, Codable {
         steps = loggedPrompts.map(\.step)
         source = .log
         timings = loggedPrompts.map { .at(timestampMicroseconds: $0.timestampMicroseconds) }
+    }
+
+    /// A plan of logged steps: those with a time were shown then (increasing), those without
+    /// never were.
+    public init(loggedSteps: [(step: PromptStep, timestampMicroseconds: Int64?)]) {
+        steps = loggedSteps.map(\.step)
+        source = .log
+        timings = loggedSteps.map { $0.timestampMicroseconds.map { .at(timestampMicroseconds: $0) } ?? .never }
     }
 
     /// Whether the steps hold at least one blink and at least one turn: a prompted session

@@ -182,6 +182,8 @@ public struct PromptedChallenge: Sendable {
         switch plan.timings[prompts.count] {
         case let .at(timestampMicroseconds):
             return t >= timestampMicroseconds
+        case .never:
+            return false
         case let .afterReady(delaySeconds):
             // Blinks do not break readiness: someone who blinks every second must still be asked.
             let ready = f.credited && f.relativeYawDegrees.map { abs($0) < halfTurnDegrees } == true

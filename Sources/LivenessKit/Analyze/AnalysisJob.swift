@@ -27,6 +27,9 @@ public struct AnalyzeOptions: Sendable {
     public var parallelStages = false
     /// Sign each report: `report.sig` beside `report.json` (docs/signing.md).
     public var signingKey: SigningKey?
+    /// Prompted mode: the prompts a capture client showed (`analyze --challenge`, a verified
+    /// prompt log); `nil` draws them from `seed` when the policy is prompted.
+    public var plan: ChallengePlan?
     public init() {}
 }
 
@@ -79,7 +82,7 @@ public enum AnalysisJob {
             // and take away what an earlier run of the input left: a folder never holds stills (or
             // a face video) its report does not release, nor a plot of another run.
             for name in ["autoshot.jpg", "snapshot.jpg", "annotated.mp4", "timeline.png"] { unlink(folder + "/" + name) }
-            var machine = LivenessMachine(policy: options.policy, seed: options.seed)
+            var machine = LivenessMachine(policy: options.policy, seed: options.seed, plan: options.plan)
             _ = machine.finish(Interruption.signal != nil ? .cancelled : .invalidInput)
             let report = LivenessReport(machine: machine, input: ReportInput(path: input, kind: .video), wallSeconds: 0,
                                         stills: (nil, nil), warnings: [], error: error.description)
@@ -122,7 +125,8 @@ public enum AnalysisJob {
         let rotation = try RotationChoice.provider(motionPath: options.motionPath, estimateFromVideo: options.estimateRotation,
                                                    source: source)
         let session = try AnalysisSession(source: source, model: model, policy: options.policy, seed: options.seed,
-                                          stopAtVerdict: true, rotation: rotation, parallelStages: options.parallelStages)
+                                          stopAtVerdict: true, rotation: rotation, parallelStages: options.parallelStages,
+                                          plan: options.plan)
         var writer: TraceWriter?
         if let trace = options.tracePath {
             let format: TraceFormat = trace.hasSuffix(".jsonl") ? .jsonl : .csv

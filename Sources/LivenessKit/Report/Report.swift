@@ -49,6 +49,9 @@ public struct LivenessReport: Sendable, Equatable, Codable {
     /// The presentation-attack checks (docs/presentation-attacks.md); `nil` only in reports
     /// decoded from before the key existed.
     public var presentationAttack: PresentationAttack?
+    /// The challenge mode and, when prompted, every prompt shown with its answer; `nil` only in
+    /// reports decoded from before the key existed.
+    public var prompts: PromptsReport?
 
     /// The software that produced the report.
     public struct Engine: Sendable, Equatable, Codable {
@@ -221,7 +224,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case schema, engine, input, policy, seed, challenge, verdict, actions, autoshot, snapshot, frames, timing, warnings
-        case error, presentationAttack
+        case error, presentationAttack, prompts
     }
 
     /// Keys added to `liveness-report/1` after its first version: written, not needed to decode
@@ -248,6 +251,7 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         try c.encode(warnings, forKey: .warnings)
         try c.encodeOrNull(error, forKey: .error)
         try c.encodeOrNull(presentationAttack, forKey: .presentationAttack)
+        try c.encodeOrNull(prompts, forKey: .prompts)
         var added = encoder.container(keyedBy: AddedKeys.self)
         try added.encode(policyWeakerThanSpec, forKey: .policyWeakerThanSpec)
     }

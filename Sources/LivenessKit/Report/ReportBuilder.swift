@@ -71,6 +71,7 @@ extension LivenessReport {
         continuity.largestJumpRatio = q(continuity.largestJumpRatio)
         presentationAttack = PresentationAttack(parallax: parallax, frozen: frozen, looped: looped, recapture: recapture,
                                                 continuity: continuity)
+        prompts = PromptsReport(e.promptedChallenge)
     }
 
     /// The report as pretty-printed JSON with sorted keys and unescaped slashes, ending in a newline.

@@ -42,17 +42,18 @@ public final class AnalysisSession {
     ///   - tracking: the tracker's settings; the guide circle is taken from `policy`.
     ///   - limits: what the input may cost; the decoded-megapixel budget applies when stopping at
     ///     the verdict (a trace reads whole files, its cost follows their duration).
+    ///   - plan: prompted mode: the prompts (a logged plan for `analyze --challenge`); `nil` draws them from `seed`.
     ///   - parallelStages: estimate the device rotation on a second thread while the face is
     ///     tracked (for one input on a machine with an idle core; the results do not change).
     public init(source: FrameSource, model: LandmarkModel, policy: LivenessPolicy, seed: UInt64,
                 keepLandmarks: Bool = false, stopAtVerdict: Bool = true, rotation: RotationProvider? = nil,
                 tracking: TrackerConfiguration = .init(), limits: ResourceLimits = .standard,
-                parallelStages: Bool = false) throws(InputError) {
+                parallelStages: Bool = false, plan: ChallengePlan? = nil) throws(InputError) {
         self.source = source
         self.limits = limits
         do {
             processor = try FrameProcessor(model: model, policy: policy, seed: seed, rotation: rotation,
-                                           tracking: tracking, keepLandmarks: keepLandmarks)
+                                           tracking: tracking, keepLandmarks: keepLandmarks, plan: plan)
         } catch {
             throw InputError(path: source.path, error)
         }

@@ -65,15 +65,17 @@ public final class FrameProcessor {
     ///   - rotation: where each frame's device angular speed comes from (nil: unknown).
     ///   - tracking: the tracker's settings (the guide circle is taken from `policy`).
     ///   - keepLandmarks: keep the 68 landmarks in the trace records.
+    ///   - plan: prompted mode: the prompts (`LivenessMachine.init(policy:seed:plan:)`); `nil` draws them from `seed`.
     public init(model: LandmarkModel, policy: LivenessPolicy, seed: UInt64, rotation: RotationProvider?,
-                tracking: TrackerConfiguration = .init(), keepLandmarks: Bool = false) throws(FaceTrackingError) {
+                tracking: TrackerConfiguration = .init(), keepLandmarks: Bool = false,
+                plan: ChallengePlan? = nil) throws(FaceTrackingError) {
         var configuration = tracking
         configuration.guideCenterX = policy.guideCenterX
         configuration.guideCenterY = policy.guideCenterY
         configuration.guideRadius = policy.guideRadius
         observer = FaceObserver(tracker: try FaceTracker(model: model, configuration: configuration))
         observer.keepLandmarks = keepLandmarks
-        machine = LivenessMachine(policy: policy, seed: seed)
+        machine = LivenessMachine(policy: policy, seed: seed, plan: plan)
         self.rotation = rotation
     }
 

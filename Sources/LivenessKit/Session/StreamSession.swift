@@ -20,8 +20,11 @@ public final class StreamSession {
     public struct Configuration: Sendable {
         /// Thresholds (defaults: the spec's).
         public var policy = LivenessPolicy()
-        /// Seed of the challenge order.
+        /// Seed of the challenge order (and, in prompted mode without a `plan`, of the prompts:
+        /// tests only — a live service draws a `plan` from a cryptographic source).
         public var seed: UInt64 = 1
+        /// Prompted mode: the prompts, drawn by the caller (`ChallengePlan.draw`) or logged.
+        public var plan: ChallengePlan?
         /// Frame size and frame-rate limits.
         public var limits = ResourceLimits.standard
         /// Estimate the device rotation from the background when no motion sample is near a frame.
@@ -64,7 +67,7 @@ public final class StreamSession {
         rotation = StreamRotation(video: nil)
         do {
             processor = try FrameProcessor(model: model, policy: configuration.policy, seed: configuration.seed,
-                                           rotation: nil)
+                                           rotation: nil, plan: configuration.plan)
         } catch {
             throw StreamError(.internal, "the tracker could not be created: \(error.message)", recoverable: false)
         }

@@ -1,0 +1,76 @@
+import LivenessCore
+
+/// The report's `prompts`: the challenge mode and, in prompted mode, every prompt shown with its
+/// answer (`PromptedChallenge`, docs/prompted-challenge.md). Times are seconds on the input's
+/// clock, like every time of the report.
+public struct PromptsReport: Sendable, Equatable, Codable {
+    /// `passive` or `prompted`.
+    public var mode: ChallengeMode
+    /// Prompted: where the plan came from (`seed`, `random`, `log`); `nil` when passive.
+    public var source: String?
+    /// Prompted: the planned steps (`turnLeft`, `turnRight`, `blink`); empty when passive.
+    public var steps: [PromptStep]
+    /// Every prompt shown, in order.
+    public var shown: [Shown]
+
+    /// One prompt shown to the user.
+    public struct Shown: Sendable, Equatable, Codable {
+        /// Its position in `steps`, from 0.
+        public var index: Int
+        /// What was asked.
+        public var step: PromptStep
+        /// When it was shown, s.
+        public var seconds: Double
+        /// The frame it was shown on.
+        public var frame: Int
+        /// When the answer began, s; `nil` without one.
+        public var responseSeconds: Double?
+        /// The frame that credited the answer (or the wrong action); `nil` without one.
+        public var responseFrame: Int?
+        /// `responseSeconds − seconds`; `nil` without an answer.
+        public var reactionSeconds: Double?
+        /// `pending`, `followed`, `wrongDirection`, `wrongAction`, `anticipated` or `missed`.
+        public var outcome: PromptOutcome
+
+        private enum CodingKeys: String, CodingKey {
+            case index, step, seconds, frame, responseSeconds, responseFrame, reactionSeconds, outcome
+        }
+
+        /// Encodes every key, absent values as `null`.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(index, forKey: .index)
+            try c.encode(step, forKey: .step)
+            try c.encode(seconds, forKey: .seconds)
+            try c.encode(frame, forKey: .frame)
+            try c.encodeOrNull(responseSeconds, forKey: .responseSeconds)
+            try c.encodeOrNull(responseFrame, forKey: .responseFrame)
+            try c.encodeOrNull(reactionSeconds, forKey: .reactionSeconds)
+            try c.encode(outcome, forKey: .outcome)
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case mode, source, steps, shown }
+
+    /// Encodes every key, a passive report's `source` as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(mode, forKey: .mode)
+        try c.encodeOrNull(source, forKey: .source)
+        try c.encode(steps, forKey: .steps)
+        try c.encode(shown, forKey: .shown)
+    }
+
+    /// The report of `evidence`, times rounded as the report rounds them.
+    public init(_ evidence: ChallengeEvidence) {
+        let q = NumberFormat.quantized
+        mode = evidence.mode
+        source = evidence.mode == .passive ? nil : evidence.source
+        steps = evidence.steps
+        shown = evidence.prompts.map { p in
+            Shown(index: p.index, step: p.step, seconds: Double(p.promptMicroseconds) / 1e6, frame: p.promptFrameIndex,
+                  responseSeconds: p.responseMicroseconds.map { Double($0) / 1e6 }, responseFrame: p.responseFrameIndex,
+                  reactionSeconds: p.reactionSeconds.map(q), outcome: p.outcome)
+        }
+    }
+}
