@@ -16,7 +16,8 @@ public enum FailureReason: String, Sendable, Codable {
     case presentationAttack
     /// Prompted mode: a prompt was answered with a turn to the other side, a turn when a blink
     /// was asked, a turn begun before the prompt could be seen, or not within its response
-    /// window (`PromptOutcome`; the report's `challenge.prompts` says which).
+    /// window (`PromptOutcome`); or the head turned while no prompt was open. The report's
+    /// `prompts` says which.
     case challengeNotFollowed
 }
 

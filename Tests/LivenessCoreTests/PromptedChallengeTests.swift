@@ -200,14 +200,16 @@ final class PromptedChallengeTests: XCTestCase {
         var steps = try feed(face(yaw: 5), seconds: 3)
         XCTAssertTrue(steps.flatMap(\.events).allSatisfy { if case .promptShown = $0 { return false } else { return true } })
         XCTAssertEqual(machine.hud, .holdStill)
-        // Not tracked for 3 s: never ready.
-        steps = try feed(face(x: 0.5, y: 0.5, closure: 0, yaw: 30), seconds: 0.2) + (try feed(face(yaw: -6), seconds: 2.8))
+        // Turned by 6° to the other side for 3 s (below the 7.5° of a turn): never ready.
+        steps = try feed(face(yaw: -6), seconds: 3)
         XCTAssertNil(machine.promptedChallenge!.openStep)
+        XCTAssertNil(machine.verdict)
         // Frontal and open: shown after still (0.3 s) + delay (0.5 s), within one frame.
         let readyAt = t
         steps = try feed(face(), seconds: 1.2)
         let shown = steps.flatMap(\.events).compactMap { e -> PromptRecord? in if case let .promptShown(r) = e { return r } else { return nil } }
         XCTAssertEqual(shown.count, 1)
+        guard shown.count == 1 else { return }
         XCTAssertEqual(Double(shown[0].promptMicroseconds - readyAt) / 1e6, 0.8, accuracy: 0.041)
         XCTAssertEqual(machine.hud, .prompt(.turnLeft))
         XCTAssertEqual(machine.hud?.text, "Turn your head to the left")
@@ -227,6 +229,37 @@ final class PromptedChallengeTests: XCTestCase {
         var replay = Subject(answer: { _ in .nothing })
         replay.actions = subject.actions
         XCTAssertEqual(try run(&replay, seed: 1, plan: other).0.evidence.promptedChallenge.prompts.last?.outcome, .wrongDirection)
+    }
+
+    func testATurnWhileNoPromptIsOpenFailsTheSession() throws {
+        // Before the first prompt (shown 0.3 s + 1 s after the autoshot at 0.4 s).
+        let plan = ChallengePlan(steps: [.blink, .turnLeft], delaysSeconds: [1, 0])
+        var early = Subject(answer: { _ in .follow(reaction: 0.5) })
+        early.actions = [(600_000, .turnRight)]
+        let (m1, _) = try run(&early, seed: 1, plan: plan)
+        XCTAssertEqual(m1.verdict?.reason, .challengeNotFollowed)
+        XCTAssertTrue(m1.evidence.promptedChallenge.prompts.isEmpty)
+        XCTAssertEqual(m1.evidence.promptedChallenge.unpromptedTurn?.direction, .right)
+        // Between two prompts: a recording that turns left after each blink passes a blink
+        // prompt, then turns while the next prompt waits for the face to be still.
+        var between = Subject(answer: { _ in .follow(reaction: 0.5) })
+        let slower = ChallengePlan(steps: [.blink, .turnLeft], delaysSeconds: [1, 1])
+        var m2 = LivenessMachine(policy: Self.promptedPolicy(), seed: 1, plan: slower)
+        var t: Int64 = 0
+        var i = 0
+        var blinkAt: Int64?
+        while m2.verdict == nil, t < 10_000_000 {
+            let s = try m2.observe(Observation(frameIndex: i, timestampMicroseconds: t, face: between.face(at: t)))
+            for case let .promptShown(r) in s.events where r.step == .blink {
+                blinkAt = r.promptMicroseconds + 500_000
+                between.actions = [(blinkAt!, .blink), (blinkAt! + 300_000, .turnLeft)]
+            }
+            t += frameStep
+            i += 1
+        }
+        XCTAssertEqual(m2.evidence.promptedChallenge.prompts.map(\.outcome), [.followed])
+        XCTAssertEqual(m2.verdict?.reason, .challengeNotFollowed)
+        XCTAssertNotNil(m2.evidence.promptedChallenge.unpromptedTurn)
     }
 
     func testPassiveModeHasNoPromptsAndTheSameVerdictAsBefore() throws {

@@ -43,7 +43,10 @@ final class PropertyTests: XCTestCase {
     }
 
     static func run(seed: UInt64, _ observations: [Observation]) throws -> (steps: [LivenessStep], finish: [LivenessEvent], machine: LivenessMachine) {
-        var m = LivenessMachine(seed: seed)
+        // Odd seeds judge in prompted mode (the properties hold for both).
+        var policy = LivenessPolicy()
+        if seed % 2 == 1 { policy.challengeMode = .prompted }
+        var m = LivenessMachine(policy: policy, seed: seed)
         let steps = try observations.map { try m.observe($0) }
         let fin = m.finish(.inputEnded)
         return (steps, fin, m)

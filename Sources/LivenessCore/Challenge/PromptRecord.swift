@@ -95,12 +95,16 @@ public struct ChallengeEvidence: Sendable, Equatable, Codable {
     public var source: String
     /// Every prompt shown, in order, with its answer.
     public var prompts: [PromptRecord]
+    /// A turn credited while no prompt was open (it failed the session), `nil` when none was.
+    public var unpromptedTurn: PromptedChallenge.UnpromptedTurn?
 
     /// Creates challenge evidence.
-    public init(mode: ChallengeMode, steps: [PromptStep], source: String, prompts: [PromptRecord]) {
+    public init(mode: ChallengeMode, steps: [PromptStep], source: String, prompts: [PromptRecord],
+                unpromptedTurn: PromptedChallenge.UnpromptedTurn? = nil) {
         self.mode = mode
         self.steps = steps
         self.source = source
         self.prompts = prompts
+        self.unpromptedTurn = unpromptedTurn
     }
 }

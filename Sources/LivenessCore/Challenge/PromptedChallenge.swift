@@ -17,11 +17,15 @@
 ///   than `promptMinReactionSeconds` `anticipated`; no answer begun within
 ///   `promptResponseSeconds` is `missed`. Each of these fails the session
 ///   (`FailureReason.challengeNotFollowed`).
-/// * **What is ignored.** Blinks during a turn prompt, and blinks sooner than
-///   `promptMinReactionSeconds` after a blink prompt: people blink on their own every few
-///   seconds, most of all when they move their eyes, so a blink proves nothing there and must not
-///   fail a live user. Actions while no prompt is open (before the first, between two) count for
-///   nothing and fail nothing: the next prompt waits until the face is frontal and still again.
+/// * **Unprompted turns fail.** A turn credited while no prompt is open (before the first, between
+///   two) fails the session too (`ChallengeEvidence.unpromptedTurn`). Otherwise a recording that
+///   blinks and then turns one way after every pause would pass every blink prompt and half of the
+///   turn prompts; with the rule, a recording's fixed next action matches a step with chance 1/3.
+///   A live user is asked to look straight at the camera between prompts (`HUDState.holdStill`).
+/// * **What is ignored.** Blinks during a turn prompt, blinks sooner than
+///   `promptMinReactionSeconds` after a blink prompt, and blinks while no prompt is open: people
+///   blink on their own every few seconds, most of all when they move their eyes, so a blink
+///   proves nothing there and must not fail a live user.
 public struct PromptedChallenge: Sendable {
     /// What a frame tells the challenge.
     public struct Frame: Sendable {
@@ -52,6 +56,16 @@ public struct PromptedChallenge: Sendable {
             self.blinkCredited = blinkCredited
             self.turnCredited = turnCredited
         }
+    }
+
+    /// A turn credited while no prompt was open.
+    public struct UnpromptedTurn: Sendable, Equatable, Codable {
+        /// The frame that credited it.
+        public var frameIndex: Int
+        /// Its timestamp, µs.
+        public var timestampMicroseconds: Int64
+        /// The side the head turned to.
+        public var direction: TurnDirection
     }
 
     /// What happened to the prompts on a frame.
@@ -89,15 +103,19 @@ public struct PromptedChallenge: Sendable {
         prompts.count == plan.steps.count && prompts.allSatisfy { $0.outcome == .followed }
     }
 
-    /// A prompt's outcome failed the session.
-    public var hasFailed: Bool { prompts.contains { $0.outcome.failsSession } }
+    /// A turn credited while no prompt was open, if one was: it failed the session.
+    public private(set) var unpromptedTurn: UnpromptedTurn?
+
+    /// A prompt's outcome, or an unprompted turn, failed the session.
+    public var hasFailed: Bool { unpromptedTurn != nil || prompts.contains { $0.outcome.failsSession } }
 
     /// How many steps were followed.
     public var followedCount: Int { prompts.filter { $0.outcome == .followed }.count }
 
     /// The evidence for the report.
     public var evidence: ChallengeEvidence {
-        ChallengeEvidence(mode: .prompted, steps: plan.steps, source: plan.source.rawValue, prompts: prompts)
+        ChallengeEvidence(mode: .prompted, steps: plan.steps, source: plan.source.rawValue, prompts: prompts,
+                          unpromptedTurn: unpromptedTurn)
     }
 
     /// Observes one scan frame before the verdict; returns what happened to the prompts.
@@ -110,6 +128,9 @@ public struct PromptedChallenge: Sendable {
             prompts[prompts.count - 1] = answer
             events.append(.answered(answer))
             if answer.outcome.failsSession { return events }
+        } else if let direction = f.turnCredited, openStep == nil {
+            unpromptedTurn = UnpromptedTurn(frameIndex: f.frameIndex, timestampMicroseconds: t, direction: direction)
+            return events
         }
         if openStep == nil, prompts.count < plan.steps.count, shouldShow(f) {
             let record = PromptRecord(index: prompts.count, step: plan.steps[prompts.count],

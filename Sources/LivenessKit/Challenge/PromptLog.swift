@@ -123,16 +123,16 @@ public struct PromptLog: Sendable, Equatable {
             throw fail("line 1: \"steps\" must be a whole number from 2 to 20")
         }
         let steps = Int(stepsValue)
+        // The signature first: nothing of an unsigned or foreign log is believed.
+        let signatureLine = try? object(lines[lines.count - 1], lines.count)
+        guard case let .string(signatureText)? = signatureLine?["signature"],
+              let signature = Data(base64Encoded: signatureText), signature.count == 64 else {
+            throw fail("line \(lines.count), the last, must be the signature ({\"signature\":\"<base64 Ed25519>\",\"publicKey\":\"<base64>\"}); the log is unsigned or damaged, and an unsigned log is never accepted")
+        }
         guard lines.count == steps + 2 else {
             throw fail("the header announces \(steps) steps but the log holds \(max(0, lines.count - 2)) step lines and a signature line")
         }
-        // The signature first: nothing of an unsigned or foreign log is believed.
-        let signatureLine = try object(lines[lines.count - 1], lines.count)
-        guard case let .string(signatureText)? = signatureLine["signature"],
-              let signature = Data(base64Encoded: signatureText), signature.count == 64 else {
-            throw fail("the last line must be the signature ({\"signature\":\"<base64 Ed25519>\",\"publicKey\":\"<base64>\"}); the log is unsigned or damaged, and an unsigned log is never accepted")
-        }
-        guard case let .string(keyText)? = signatureLine["publicKey"], let key = PublicKey(base64: keyText) else {
+        guard case let .string(keyText)? = signatureLine?["publicKey"], let key = PublicKey(base64: keyText) else {
             throw fail("the signature line must name its \"publicKey\" (base64 of 32 bytes)")
         }
         guard trusted.contains(key) else {

@@ -12,6 +12,18 @@ public struct PromptsReport: Sendable, Equatable, Codable {
     public var steps: [PromptStep]
     /// Every prompt shown, in order.
     public var shown: [Shown]
+    /// A turn credited while no prompt was open (it fails the session); `nil` when none was.
+    public var unpromptedTurn: UnpromptedTurn?
+
+    /// A turn made while no prompt was open.
+    public struct UnpromptedTurn: Sendable, Equatable, Codable {
+        /// The frame that credited it.
+        public var frame: Int
+        /// Its time, s.
+        public var seconds: Double
+        /// `left` or `right` (the subject's own).
+        public var direction: TurnDirection
+    }
 
     /// One prompt shown to the user.
     public struct Shown: Sendable, Equatable, Codable {
@@ -50,7 +62,7 @@ public struct PromptsReport: Sendable, Equatable, Codable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case mode, source, steps, shown }
+    private enum CodingKeys: String, CodingKey { case mode, source, steps, shown, unpromptedTurn }
 
     /// Encodes every key, a passive report's `source` as `null`.
     public func encode(to encoder: any Encoder) throws {
@@ -59,6 +71,7 @@ public struct PromptsReport: Sendable, Equatable, Codable {
         try c.encodeOrNull(source, forKey: .source)
         try c.encode(steps, forKey: .steps)
         try c.encode(shown, forKey: .shown)
+        try c.encodeOrNull(unpromptedTurn, forKey: .unpromptedTurn)
     }
 
     /// The report of `evidence`, times rounded as the report rounds them.
@@ -71,6 +84,9 @@ public struct PromptsReport: Sendable, Equatable, Codable {
             Shown(index: p.index, step: p.step, seconds: Double(p.promptMicroseconds) / 1e6, frame: p.promptFrameIndex,
                   responseSeconds: p.responseMicroseconds.map { Double($0) / 1e6 }, responseFrame: p.responseFrameIndex,
                   reactionSeconds: p.reactionSeconds.map(q), outcome: p.outcome)
+        }
+        unpromptedTurn = evidence.unpromptedTurn.map {
+            UnpromptedTurn(frame: $0.frameIndex, seconds: Double($0.timestampMicroseconds) / 1e6, direction: $0.direction)
         }
     }
 }
