@@ -80,6 +80,18 @@ final class PolicyFileTests: XCTestCase {
                        "policy key 'turnHeldFrames' is 2.5; it must be a whole number of frames from 1 to 100")
     }
 
+    func testTheChallengeModeIsANameOrItsIndex() throws {
+        XCTAssertEqual(try PolicyFile.load(try file(#"{"challengeMode": "prompted"}"#)).challengeMode, .prompted)
+        XCTAssertEqual(try PolicyFile.load(try file(#"{"challengeMode": 1}"#)).challengeMode, .prompted)
+        XCTAssertEqual(try PolicyFile.load(try file(#"{"challengeMode": "passive", "promptSteps": 4}"#)).challengeMode, .passive)
+        let wrongName = try problem(#"{"challengeMode": "Prompted"}"#)
+        XCTAssertTrue(wrongName.contains(#"one of "passive", "prompted""#), wrongName)
+        XCTAssertTrue(try problem(#"{"challengeMode": 2}"#).contains("challengeMode"))
+        // Fewer steps than the default is weaker: refused unless allowed.
+        XCTAssertTrue(try problem(#"{"promptSteps": 2}"#).contains("weaker"))
+        XCTAssertTrue(try problem(#"{"promptSteps": 1}"#).contains("promptSteps"))
+    }
+
     func testUnknownKeysAreErrorsNamingThem() throws {
         XCTAssertEqual(try problem(#"{"blinkThreshold": 0.3}"#), "unknown policy key 'blinkThreshold' (did you mean 'blinkClosureThreshold'?)")
         XCTAssertEqual(try problem(#"{"turnyawdegree": 8}"#), "unknown policy key 'turnyawdegree' (did you mean 'turnYawDegrees'?)")

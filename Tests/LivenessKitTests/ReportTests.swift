@@ -59,7 +59,7 @@ final class ReportSchemaTests: XCTestCase {
     /// The keys of `liveness-report/1`, from docs/report-schema.md.
     private let topKeys: Set<String> = ["schema", "engine", "input", "policy", "seed", "challenge", "verdict", "actions",
                                         "autoshot", "snapshot", "frames", "timing", "warnings", "error", "policyWeakerThanSpec",
-                                        "presentationAttack"]
+                                        "presentationAttack", "prompts"]
     private let inputKeys: Set<String> = ["path", "kind", "width", "height", "fps", "frames", "durationSeconds", "rotationDegrees",
                                           "mirrored", "sampleAspectRatio"]
     private let stillKeys: Set<String> = ["frame", "seconds", "path", "box"]
@@ -88,7 +88,7 @@ final class ReportSchemaTests: XCTestCase {
         let policy = try XCTUnwrap(json["policy"] as? [String: Any])
         let expectedPolicy = try XCTUnwrap(try JSONSerialization.jsonObject(with: JSONEncoder().encode(LivenessPolicy())) as? [String: Any])
         XCTAssertEqual(Set(policy.keys), Set(expectedPolicy.keys))
-        XCTAssertEqual(policy.count, 45)
+        XCTAssertEqual(policy.count, 51)
         XCTAssertEqual((policy["blinkClosureThreshold"] as? NSNumber)?.doubleValue, 0.22)
 
         XCTAssertEqual(json["seed"] as? Int, 5)
