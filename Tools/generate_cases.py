@@ -10,7 +10,9 @@ at Recordings/.cache/astronaut.png).
 Each case folder Recordings/cases/<name>/ holds recipe.json (what to render) and expected.json
 (the outcome under the default policy). The output goes to <out>/<name>/: video.mp4, truth.json
 (per-frame yaw, eyelid closure, camera angular speed, face centre), motion.csv when the recipe
-asks for a gyroscope sidecar, and preview.jpg (first frame beside the most eventful one).
+asks for a gyroscope sidecar, prompts.jsonl when it has `prompts` (the unsigned prompt log of a
+prompted session; truth.json then times every prompt and answer), and preview.jpg (first frame
+beside the most eventful one).
 A case is re-rendered only when its recipe, the photo or the generator changed (a stamp file).
 See docs/generator.md.
 """

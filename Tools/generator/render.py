@@ -15,6 +15,7 @@ import tempfile
 import cv2
 import numpy as np
 
+from . import prompts as prompted
 from .face3d import FaceWarp
 
 PAD = 256  # pixels of mirrored photo around the source, so a rotating camera never sees an edge
@@ -123,6 +124,8 @@ class Scene:
 
 
 def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
+    # A head that answers logged prompts: the answers become yaw keys and blinks (prompts.py).
+    recipe, answers = prompted.expand(recipe)
     rng = np.random.default_rng(recipe.get("seed", seed_default))
     fps = recipe.get("fps", 30)
     seconds = recipe["seconds"]
@@ -146,7 +149,7 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
         frames, truth_frames = render_recaptured(recipe, photo, landmarks, times, rng, out_w, out_h,
                                                  recipe.get("seed", seed_default))
         frames = [degrade(fr, recipe, rng) for fr in frames]
-        return write_case(recipe, frames, truth_frames, times, out_dir, out_w, out_h, fps, portrait)
+        return write_case(recipe, frames, truth_frames, times, out_dir, out_w, out_h, fps, portrait, answers)
 
     face_fraction = recipe.get("faceFraction", 0.25)
     scene = Scene(photo, landmarks, (out_w, out_h), face_fraction)
@@ -218,11 +221,13 @@ def render_case(recipe, photo, landmarks, out_dir, seed_default=7):
                              "yawCamera": None if yaw_camera is None else round(yaw_camera, 3), "closure": round(closure, 3),
                              "cameraDegPerSec": round(speed, 3), "cameraPan": round(pan, 3), "cameraRoll": round(roll, 3),
                              "faceCenter": face_center})
-    return write_case(recipe, frames, truth_frames, times, out_dir, out_w, out_h, fps, portrait)
+    return write_case(recipe, frames, truth_frames, times, out_dir, out_w, out_h, fps, portrait, answers)
 
 
-def write_case(recipe, frames, truth_frames, times, out_dir, out_w, out_h, fps, portrait):
-    """The replay attacks on the rendered frames, then video.mp4, motion.csv, truth.json and preview.jpg."""
+def write_case(recipe, frames, truth_frames, times, out_dir, out_w, out_h, fps, portrait, answers=None):
+    """The replay attacks on the rendered frames, then video.mp4, motion.csv, truth.json,
+    preview.jpg and, for a recipe with `prompts`, prompts.jsonl (the unsigned prompt log; its
+    session is the case's folder name)."""
     frames, truth_frames = replay_attacks(recipe, frames, truth_frames, times)
     os.makedirs(out_dir, exist_ok=True)
     video = os.path.join(out_dir, "video.mp4")
@@ -231,6 +236,14 @@ def write_case(recipe, frames, truth_frames, times, out_dir, out_w, out_h, fps, 
         write_motion(recipe, os.path.join(out_dir, "motion.csv"), times[-1])
     truth = {"schema": "liveness-generated-truth/1", "recipe": recipe, "width": out_w, "height": out_h,
              "frames": truth_frames, "blinks": recipe.get("blinks", [])}
+    log_path = os.path.join(out_dir, "prompts.jsonl")
+    if "prompts" in recipe:
+        session = os.path.basename(os.path.normpath(out_dir))
+        truth["prompts"] = prompted.truth(recipe, answers, times, session)
+        with open(log_path, "w") as fh:
+            fh.write(prompted.log_body(recipe, session))
+    elif os.path.exists(log_path):
+        os.remove(log_path)  # a recipe that no longer has prompts: no stale log makes it prompted
     with open(os.path.join(out_dir, "truth.json"), "w") as fh:
         json.dump(truth, fh, separators=(",", ":"))
     # A look at the case: its first frame and its most turned / most closed frame.
