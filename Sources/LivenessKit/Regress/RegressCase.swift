@@ -56,6 +56,14 @@ public struct CaseExpectation: Codable, Sendable {
     public var recapture: String?
     /// The continuity check's status (`off`, `notEvaluated`, `live`, `cut`).
     public var continuity: String?
+    /// Prompted cases (a generated case whose output holds prompts.jsonl, judged with
+    /// `challengeMode` prompted against that log, signed by the harness): the outcome of every
+    /// prompt shown, in order (`followed`, `wrongDirection`, `wrongAction`, `anticipated`,
+    /// `missed`, `pending`); prompts never shown are not listed.
+    public var prompts: [String]?
+    /// Prompted cases: the direction of a turn credited while no prompt was open (`left`,
+    /// `right`), or `none`.
+    public var unpromptedTurn: String?
     /// What the case must produce run again with the recapture check off (`recaptureCheck` 0):
     /// for the screen and print attacks the recapture check decides first, and this run keeps
     /// the checks behind it (parallax, frozen, looped) measured on them too. A second row of the
@@ -89,6 +97,56 @@ public struct CaseTruth: Codable, Sendable {
         public var cameraDegPerSec: Double
     }
     public var frames: [Frame]
+    /// The prompts of a prompted case (`prompts` in the recipe): nil otherwise.
+    public var prompts: PromptsTruth?
+}
+
+/// The truth of a prompted case (truth.json's `prompts`, Tools/generator/prompts.py): when each
+/// prompt was shown and how the head answered it, on the video clock.
+public struct PromptsTruth: Codable, Sendable {
+    /// A prompt as the capture client logged it.
+    public struct Shown: Codable, Sendable {
+        public var index: Int
+        public var step: String
+        /// Seconds; nil for a step never shown.
+        public var t: Double?
+        /// The first frame at or after `t`.
+        public var frame: Int?
+    }
+    /// The head's answer to a shown prompt (`follow` true).
+    public struct Answer: Codable, Sendable {
+        public var index: Int
+        /// The prompted step, and what the head did (`turnLeft`, `turnRight`, `blink`, `none`).
+        public var step: String
+        public var did: String
+        /// When the head starts to move or the blink starts (seconds), and that minus the prompt.
+        public var start: Double?
+        public var reaction: Double?
+        /// A turn: the exact time its yaw (relative to the yaw at 0 s) crosses `onsetDegrees`,
+        /// that minus the prompt, and the first frame at or after it.
+        public var onset: Double?
+        public var onsetReaction: Double?
+        public var onsetFrame: Int?
+        /// A blink: when the lids are fully closed (seconds), the frames of its start and of that.
+        public var closed: Double?
+        public var startFrame: Int?
+        public var closedFrame: Int?
+        public var end: Double?
+    }
+    /// A stretch of the head's yaw turned by at least `onsetDegrees` to one side.
+    public struct Turn: Codable, Sendable {
+        public var onset: Double
+        public var end: Double?
+        public var direction: String
+        public var peakDegrees: Double
+        public var reachesTurn: Bool
+    }
+    public var session: String
+    public var follow: Bool
+    public var onsetDegrees: Double
+    public var shown: [Shown]
+    public var answers: [Answer]
+    public var turns: [Turn]
 }
 
 /// One generated case on disk: Recordings/cases/<name>/ and its rendered output.
@@ -99,6 +157,9 @@ public struct RegressCase: Sendable {
     public var video: String
     public var truthPath: String
     public var motionPath: String
+    /// The generator's unsigned prompt log (prompted cases only: present when the recipe has
+    /// `prompts`); the harness signs it and judges the case with it.
+    public var promptLogPath: String
 
     /// The cases under `directory` (folders holding recipe.json and expected.json); their
     /// output is looked for under `outputDirectory/<name>/`.
@@ -118,7 +179,8 @@ public struct RegressCase: Sendable {
             }
             let out = outputDirectory + "/" + name
             cases.append(RegressCase(name: name, expectation: expectation, video: out + "/video.mp4",
-                                     truthPath: out + "/truth.json", motionPath: out + "/motion.csv"))
+                                     truthPath: out + "/truth.json", motionPath: out + "/motion.csv",
+                                     promptLogPath: out + "/prompts.jsonl"))
         }
         return cases
     }

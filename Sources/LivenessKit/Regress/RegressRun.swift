@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessEvidence
 
 /// What one analysis of a recording gave, with the per-frame signals the suite measures.
 /// The video is read to its end (`stopAtVerdict: false`): the verdict and evidence are the
@@ -26,13 +27,15 @@ public struct RecordingRun: Sendable {
 
     /// Analyses `path` with the default policy and seed 1; the rotation comes from `motion`
     /// (a sidecar) when given, else is estimated from the video unless `estimateFromVideo` is
-    /// false (then every frame's rotation is unknown).
+    /// false (then every frame's rotation is unknown). `plan`: the prompts of a prompted
+    /// session (`policy.challengeMode` prompted), e.g. a prompt log's.
     public static func analyse(path: String, motion: String?, model: LandmarkModel,
-                               policy: LivenessPolicy = LivenessPolicy(), estimateFromVideo: Bool = true) throws -> RecordingRun {
+                               policy: LivenessPolicy = LivenessPolicy(), estimateFromVideo: Bool = true,
+                               plan: ChallengePlan? = nil) throws -> RecordingRun {
         let source = try FrameSource(path: path)
         let rotation = try RotationChoice.provider(motionPath: motion, estimateFromVideo: estimateFromVideo, source: source)
         let session = try AnalysisSession(source: source, model: model, policy: policy, seed: 1,
-                                          stopAtVerdict: false, rotation: rotation)
+                                          stopAtVerdict: false, rotation: rotation, plan: plan)
         var frames: [Frame] = []
         // The machine stops judging at its verdict; blink measurement wants the whole clip, so
         // the same eye conditioning also runs here on every tracked frame.
@@ -52,6 +55,38 @@ public struct RecordingRun: Sendable {
         }
         let verdict = outcome.machine.verdict ?? Verdict(status: .failed, reason: .inputEnded, timestampMicroseconds: 0, frameIndex: nil)
         return RecordingRun(verdict: verdict, evidence: outcome.machine.evidence, frames: frames)
+    }
+}
+
+/// A generated case's prompt log (prompts.jsonl: the generator writes the unsigned body, as a
+/// capture client's log before its service signs it), signed here with a fresh key and read back
+/// through `PromptLog.parse` trusting only that key: the path `analyze --challenge` takes.
+public enum GeneratedPromptLog {
+    /// The signed log and the key that signed it.
+    public struct Signed: Sendable {
+        public var log: PromptLog
+        public var bytes: [UInt8]
+        public var key: PublicKey
+    }
+
+    /// Signs the unsigned log at `path` with an ephemeral key (the signature line exactly as
+    /// `PromptLog.signed(with:)` writes it) and verifies it with `PromptLog.parse`.
+    /// - Throws: `InputError` when the file is unreadable, when the log does not verify or parse,
+    ///   or when it is not byte for byte the body `PromptLog` writes for what it holds.
+    public static func sign(path: String) throws -> Signed {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(path: path, problem: "cannot read the generated prompt log")
+        }
+        let body = [UInt8](data)
+        let key = try SigningKey.generate()
+        let signature = Data(key.signature(of: body)).base64EncodedString()
+        let signed = body + Array("{\"signature\":\"\(signature)\",\"publicKey\":\"\(key.publicKey.base64)\"}\n".utf8)
+        let log = try PromptLog.parse(signed, path: path, trusted: [key.publicKey])
+        guard log.signed(with: key) == signed else {
+            throw InputError(path: path, problem: "the generated log is not byte for byte what PromptLog writes for its steps:\n"
+                             + String(decoding: log.body, as: UTF8.self))
+        }
+        return Signed(log: log, bytes: signed, key: key.publicKey)
     }
 }
 
@@ -75,6 +110,11 @@ public struct CaseResult: Sendable {
     /// A known engine problem the case shows (from expected.json): its mismatches are listed
     /// as KNOWN and do not fail the suite; every one must also be reported as a finding.
     public var knownIssue: String?
+    /// `passive`, or `prompted` for a case judged against its signed prompt log.
+    public var challenge = "passive"
+    /// Lines the report prints under the case (a prompted case: how it was judged and every
+    /// prompt with its answer against the generator's truth).
+    public var details: [String] = []
     public var ok: Bool { mismatches.isEmpty || knownIssue != nil }
     /// "ok", "KNOWN" (mismatch explained by a known issue) or "FAIL".
     public var status: String { mismatches.isEmpty ? "ok" : (knownIssue != nil ? "KNOWN" : "FAIL") }
@@ -84,8 +124,14 @@ enum CaseCheck {
     static func seconds(_ us: Int64) -> Double { Double(us) / 1e6 }
     static func fmt(_ v: Double) -> String { String(format: "%.2f", v) }
 
-    static func summary(verdict: String, reason: String?, blink: Bool?, turn: Bool?, framed: Bool?) -> String {
+    /// One letter per prompt outcome for the report's table (legend under it).
+    static let outcomeLetters = ["followed": "F", "wrongDirection": "W", "wrongAction": "A", "anticipated": "E",
+                                 "missed": "M", "pending": "."]
+
+    static func summary(verdict: String, reason: String?, blink: Bool?, turn: Bool?, framed: Bool?,
+                        prompts: [String]? = nil) -> String {
         var s = verdict + (reason.map { "/\($0)" } ?? "")
+        if let prompts { s += " P:" + (prompts.isEmpty ? "-" : prompts.map { outcomeLetters[$0] ?? "?" }.joined()) }
         var acts: [String] = []
         if let blink { acts.append(blink ? "B" : "-b") }
         if let turn { acts.append(turn ? "T" : "-t") }
@@ -96,7 +142,7 @@ enum CaseCheck {
 
     /// Compares a run with the case's expectation (or `expectation`, a nested one) and truth.
     static func check(_ c: RegressCase, source: String, run: RecordingRun, truth: CaseTruth?,
-                      expectation: CaseExpectation? = nil) -> CaseResult {
+                      expectation: CaseExpectation? = nil, promptLog: GeneratedPromptLog.Signed? = nil) -> CaseResult {
         let e = expectation ?? c.expectation
         var problems: [String] = []
         let gotVerdict = run.verdict.status.rawValue
@@ -149,18 +195,39 @@ enum CaseCheck {
                 problems.append("no autoshot")
             }
         }
+        let challenge = run.evidence.promptedChallenge
+        let outcomes = challenge.prompts.map(\.outcome.rawValue)
+        if promptLog != nil, challenge.mode != .prompted || challenge.source != ChallengePlan.Source.log.rawValue {
+            problems.append("judged \(challenge.mode.rawValue) with plan source \(challenge.source), expected prompted against the log")
+        }
+        if let expected = e.prompts {
+            if promptLog == nil {
+                problems.append("prompt outcomes expected but the case has no prompt log (\(c.promptLogPath))")
+            } else if outcomes != expected {
+                problems.append("prompt outcomes [\(outcomes.joined(separator: ", "))], expected [\(expected.joined(separator: ", "))]")
+            }
+        }
+        if let expected = e.unpromptedTurn {
+            let got = challenge.unpromptedTurn?.direction.rawValue ?? "none"
+            if got != expected { problems.append("unprompted turn \(got), expected \(expected)") }
+        }
         let faceFraction = run.frames.isEmpty ? 0 : Double(run.frames.filter(\.face).count) / Double(run.frames.count)
         if let m = e.faceFoundMin, faceFraction < m { problems.append("face found on \(fmt(faceFraction * 100))% of frames, expected ≥ \(fmt(m * 100))%") }
         if let m = e.faceFoundMax, faceFraction > m { problems.append("face found on \(fmt(faceFraction * 100))% of frames, expected ≤ \(fmt(m * 100))%") }
 
         var result = CaseResult(name: c.name, source: source,
                                 expected: summary(verdict: e.verdict, reason: e.reason, blink: e.blink?.credited, turn: e.turn?.credited,
-                                                  framed: e.autoshot?.framed),
+                                                  framed: e.autoshot?.framed, prompts: e.prompts),
                                 got: summary(verdict: gotVerdict, reason: gotReason,
                                              blink: e.blink == nil ? nil : run.action(.blink) != nil,
                                              turn: e.turn == nil ? nil : run.action(.turnHead) != nil,
-                                             framed: e.autoshot == nil ? nil : shot?.framed),
+                                             framed: e.autoshot == nil ? nil : shot?.framed,
+                                             prompts: promptLog == nil ? nil : outcomes),
                                 mismatches: [], faceFraction: faceFraction, knownIssue: e.knownIssue)
+        if let promptLog {
+            result.challenge = challenge.mode.rawValue
+            result.details = promptDetails(promptLog, challenge: challenge, truth: truth?.prompts)
+        }
         if let truth, truth.frames.count == run.frames.count {
             // Yaw: like with like, each relative to its median over the first 0.5 s.
             let camera = yawError(run.frames.map(\.yawDegrees), truth.frames.map { $0.yawCamera ?? $0.yaw }, run: run, truth: truth)
@@ -196,6 +263,45 @@ enum CaseCheck {
         }
         result.mismatches = problems
         return result
+    }
+
+    /// How a prompted case was judged: the log, then every planned step with its outcome, the
+    /// engine's response and reaction, and the generator's truth of the answer.
+    static func promptDetails(_ signed: GeneratedPromptLog.Signed, challenge: ChallengeEvidence, truth: PromptsTruth?) -> [String] {
+        var lines = ["judged \(challenge.mode.rawValue) (plan source \(challenge.source)): prompt log of \(signed.log.prompts.count) steps, "
+                     + "signed here by \(signed.key.fingerprint) and verified by PromptLog.parse"]
+        for (i, step) in signed.log.prompts.enumerated() {
+            var line = "  \(i) \(step.step.rawValue)"
+            guard let logged = step.promptMicroseconds else {
+                lines.append(line + ": never shown (logged null)")
+                continue
+            }
+            line += " prompted at \(fmt(seconds(logged))) s: "
+            if let record = challenge.prompts.first(where: { $0.index == i }) {
+                line += record.outcome.rawValue
+                if let began = record.responseMicroseconds, let reaction = record.reactionSeconds {
+                    line += ", began \(fmt(seconds(began))) s (reaction \(fmt(reaction)) s)"
+                }
+            } else {
+                line += "not reached"
+            }
+            if let answer = truth?.answers.first(where: { $0.index == i }) {
+                if answer.did == "none" {
+                    line += "; truth: no answer"
+                } else {
+                    line += "; truth: \(answer.did) from \(answer.start.map(fmt) ?? "?") s"
+                    if let onset = answer.onset, let r = answer.onsetReaction { line += ", onset \(fmt(onset)) s (reaction \(fmt(r)) s)" }
+                    if let closed = answer.closed { line += ", shut \(fmt(closed)) s" }
+                }
+            } else if truth?.follow == false {
+                line += "; truth: the head follows its own recipe"
+            }
+            lines.append(line)
+        }
+        if let turn = challenge.unpromptedTurn {
+            lines.append("  unprompted turn to the \(turn.direction.rawValue) credited at \(fmt(seconds(turn.timestampMicroseconds))) s (no prompt open)")
+        }
+        return lines
     }
 
     /// Mean |error| and mean error in degrees of a measured yaw series against its truth, each

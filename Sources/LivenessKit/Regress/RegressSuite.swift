@@ -147,7 +147,7 @@ public final class RegressSuite: @unchecked Sendable {
                     case .generated(let c, let source, let recaptureOff):
                         let result = RegressSuite.runCase(c, source: source, recaptureOff: recaptureOff, model: model)
                         state.lock.withLock { state.cases.append((index, result)) }
-                        log("\(result.status) \(c.name) [\(result.source)]")
+                        log("\(result.status) \(c.name) [\(result.source)\(result.challenge == "passive" ? "" : ", " + result.challenge)]")
                     case .real(let clip):
                         let result = RealClipCheck.run(clip, model: model)
                         state.lock.withLock { state.reals.append((index, result)) }
@@ -182,9 +182,16 @@ public final class RegressSuite: @unchecked Sendable {
                               mismatches: ["unknown rotation source '\(source)' in expected.json (video, sensor or none)"], faceFraction: 0)
         }
         do {
+            // A prompted case (its output holds the generator's prompt log): signed here, verified
+            // by PromptLog.parse, and judged with challengeMode prompted against the log's plan.
+            var promptLog: GeneratedPromptLog.Signed?
+            if FileManager.default.fileExists(atPath: c.promptLogPath) {
+                promptLog = try GeneratedPromptLog.sign(path: c.promptLogPath)
+                policy.challengeMode = .prompted
+            }
             let run = try RecordingRun.analyse(path: c.video, motion: source == "sensor" ? c.motionPath : nil, model: model,
-                                               policy: policy, estimateFromVideo: source == "video")
-            return CaseCheck.check(c, source: label, run: run, truth: truth, expectation: expectation)
+                                               policy: policy, estimateFromVideo: source == "video", plan: promptLog?.log.plan)
+            return CaseCheck.check(c, source: label, run: run, truth: truth, expectation: expectation, promptLog: promptLog)
         } catch {
             return CaseResult(name: c.name, source: label, expected: c.expectation.verdict, got: "error",
                               mismatches: ["\(error)"], faceFraction: 0)
@@ -200,20 +207,29 @@ public final class RegressSuite: @unchecked Sendable {
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
         func f1(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
         var out = "GENERATED CASES\n"
-        out += pad("case", 30) + pad("source", 8) + pad("expected", 30) + pad("got", 30) + pad("ok", 6)
+        // Columns as wide as their longest entry (a prompted case's outcomes run long).
+        let nameWidth = max(30, (caseResults.map(\.name.count).max() ?? 0) + 1)
+        let sourceWidth = max(8, (caseResults.map(\.source.count).max() ?? 0) + 1)
+        let summaryWidth = max(30, (caseResults.flatMap { [$0.expected.count, $0.got.count] }.max() ?? 0) + 1)
+        out += pad("case", nameWidth) + pad("source", sourceWidth) + pad("expected", summaryWidth) + pad("got", summaryWidth) + pad("ok", 6)
             + pad("face%", 7) + pad("yawErr°", 9) + pad("yawBias°", 10) + pad("sightErr°", 11) + pad("sightBias°", 12)
             + "rot truth/est °/s\n"
         for r in caseResults {
             let rot = r.rotationTruthDegreesPerSecond.map { "\(f1($0))/\(f1(r.rotationEstimateDegreesPerSecond))" } ?? "-"
-            out += pad(r.name, 30) + pad(r.source, 8) + pad(r.expected, 30) + pad(r.got, 30) + pad(r.status, 6)
+            out += pad(r.name, nameWidth) + pad(r.source, sourceWidth) + pad(r.expected, summaryWidth) + pad(r.got, summaryWidth) + pad(r.status, 6)
                 + pad(String(format: "%.0f", r.faceFraction * 100), 7) + pad(f1(r.yawMeanAbsError), 9) + pad(f1(r.yawBiasDegrees), 10)
                 + pad(f1(r.lineOfSightYawMeanAbsError), 11) + pad(f1(r.lineOfSightYawBiasDegrees), 12) + rot + "\n"
             for m in r.mismatches { out += "    - \(m)\n" }
+            for d in r.details { out += "    \(d)\n" }
             if let k = r.knownIssue { out += r.mismatches.isEmpty ? "    known issue did not show this time: \(k)\n" : "    KNOWN ISSUE: \(k)\n" }
         }
         let bad = caseResults.filter { !$0.ok }.count
         let known = caseResults.filter { $0.status == "KNOWN" }.count
-        out += "\(caseResults.count - bad - known) of \(caseResults.count) generated runs ok, \(known) differ through a known engine issue, \(bad) fail\n"
+        let prompted = caseResults.filter { $0.challenge == "prompted" }.count
+        if prompted > 0 {
+            out += "P: the outcome of each prompt shown (F followed, W wrongDirection, A wrongAction, E anticipated, M missed, . pending)\n"
+        }
+        out += "\(caseResults.count - bad - known) of \(caseResults.count) generated runs ok (\(prompted) judged prompted), \(known) differ through a known engine issue, \(bad) fail\n"
         if realDirectory == nil {
             out += "\nREAL CLIPS: skipped (no ../shared/recordings beside the package; set LIVENESS_RECORDINGS to a folder with labels.json)\n"
             return out
