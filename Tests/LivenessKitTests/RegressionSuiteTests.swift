@@ -28,6 +28,10 @@ final class RegressionSuiteTests: XCTestCase {
         suite.jobs = ProcessInfo.processInfo.activeProcessorCount
         try suite.run(model: model) { _ in }
         XCTAssertGreaterThanOrEqual(suite.caseResults.count, 25, "expected at least 25 generated runs")
+        // A case whose output holds a prompt log is judged prompted, every other one passive.
+        for r in suite.caseResults {
+            XCTAssertEqual(r.challenge, r.name.hasPrefix("prompted-") ? "prompted" : "passive", r.name)
+        }
         let report = suite.report()
         XCTAssertTrue(suite.passed, "regression mismatches:\n" + report)
     }
