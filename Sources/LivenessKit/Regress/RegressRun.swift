@@ -227,6 +227,7 @@ enum CaseCheck {
         if let promptLog {
             result.challenge = challenge.mode.rawValue
             result.details = promptDetails(promptLog, challenge: challenge, truth: truth?.prompts)
+            result.details.append("  verdict \(gotVerdict)\(gotReason.map { "/\($0)" } ?? "") at \(fmt(seconds(run.verdict.timestampMicroseconds))) s")
         }
         if let truth, truth.frames.count == run.frames.count {
             // Yaw: like with like, each relative to its median over the first 0.5 s.
