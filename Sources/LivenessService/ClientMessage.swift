@@ -15,7 +15,8 @@ public enum ClientMessage: Sendable, Equatable {
 
     /// The fields of `start`.
     public struct Start: Sendable, Equatable {
-        /// Policy keys to override, as given (checked by the server against the session's policy).
+        /// Policy keys to override, as given (checked by the server against the session's policy);
+        /// a choice key given by name (`"challengeMode": "prompted"`) holds the choice's index.
         public var policy: [String: Double]
         /// Announced frame size, pixels (0: not announced); larger frames are refused.
         public var width: Int
@@ -65,10 +66,8 @@ public enum ClientMessage: Sendable, Equatable {
             var start = Start()
             if let policy = object["policy"], !(policy is NSNull) {
                 guard let keys = policy as? [String: Any] else { throw StreamError(.invalidMessage, "\"policy\" must be an object") }
-                for (key, _) in keys {
-                    guard let value = try number(key, in: keys) else { continue }
-                    start.policy[key] = value
-                }
+                // Numbers, and the names of a choice key's values ("challengeMode": "prompted").
+                start.policy = try ServicePolicy.overrides(keys)
             }
             func size(_ key: String) throws(StreamError) -> Int {
                 guard let v = try number(key, in: object) else { return 0 }

@@ -44,3 +44,39 @@ final class ServicePolicyTests: XCTestCase {
         }
     }
 }
+
+/// Choice keys (`challengeMode`) by name or index, and who may choose passive.
+final class ServicePolicyChoiceTests: XCTestCase {
+    func testAChoiceKeyIsReadByNameOrIndex() throws {
+        XCTAssertEqual(try ServicePolicy.overrides(["challengeMode": "passive"]), ["challengeMode": 0])
+        XCTAssertEqual(try ServicePolicy.overrides(["challengeMode": "prompted", "turnYawDegrees": 9]), ["challengeMode": 1, "turnYawDegrees": 9])
+        XCTAssertEqual(try ServicePolicy.overrides(["challengeMode": 1, "scanCapSeconds": NSNull()]), ["challengeMode": 1])
+        for bad: [String: Any] in [["challengeMode": "off"], ["turnYawDegrees": "9"], ["noSuchKey": "x"], ["challengeMode": true]] {
+            XCTAssertThrowsError(try ServicePolicy.overrides(bad), "\(bad)") {
+                XCTAssertEqual(($0 as? StreamError)?.code, .invalidMessage, "\(bad)")
+            }
+        }
+        // The client message carries the index.
+        guard case let .start(start) = try ClientMessage.parse(Array(#"{"type":"start","policy":{"challengeMode":"prompted"}}"#.utf8)) else {
+            return XCTFail("not a start")
+        }
+        XCTAssertEqual(start.policy, ["challengeMode": 1])
+    }
+
+    func testPassiveIsWeakerThanPromptedExceptForTheRelyingParty() throws {
+        var prompted = LivenessPolicy()
+        prompted.challengeMode = .prompted
+        // A camera client: forbidden, however it is written.
+        XCTAssertThrowsError(try ServicePolicy.applying(try ServicePolicy.overrides(["challengeMode": "passive"]), to: prompted)) {
+            XCTAssertEqual(($0 as? StreamError)?.code, .forbidden)
+            XCTAssertTrue(($0 as? StreamError)?.message.contains(#""passive" is weaker than the session's "prompted""#) == true, "\($0)")
+        }
+        // A passive session may be made prompted.
+        XCTAssertEqual(try ServicePolicy.applying(["challengeMode": 1], to: LivenessPolicy()).challengeMode, .prompted)
+        // The relying party chooses the mode either way, and only the mode.
+        XCTAssertEqual(try ServicePolicy.applying(["challengeMode": 0], to: prompted, modeIsChoice: true).challengeMode, .passive)
+        XCTAssertThrowsError(try ServicePolicy.applying(["turnYawDegrees": 2], to: prompted, modeIsChoice: true)) {
+            XCTAssertEqual(($0 as? StreamError)?.code, .forbidden)
+        }
+    }
+}
