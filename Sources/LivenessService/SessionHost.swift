@@ -130,6 +130,9 @@ final class SessionHost: @unchecked Sendable {
 
     /// A control on the worker: start the stream session, or end it.
     private func handle(_ control: SessionControl, _ session: HostedSession) -> [Outgoing] {
+        // A session already ended by an earlier control of the same batch (a refused `start`
+        // followed by `cancel`) keeps the report that ended it, and never starts a stream.
+        if condition.withLock({ session.state == .finished }) { return [] }
         switch control {
         case let .start(start):
             do {
