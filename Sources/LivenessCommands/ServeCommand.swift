@@ -24,7 +24,7 @@ public enum ServeCommand {
             .option("--tls-key", "FILE", "PEM private key of the certificate.", group: "tls"),
             .option("--max-sessions", "N", "Sessions created or streaming at once (default 16)."),
             .option("--workers", "N", "Frame worker threads (default: the number of cores)."),
-            .option("--policy", "FILE", "The policy sessions are judged with (JSON; absent keys keep the defaults)."),
+            .option("--policy", "FILE", "The policy sessions are judged with (JSON; absent keys keep the defaults; sessions are prompted unless FILE names challengeMode)."),
             .flag("--allow-weaker-policy", "Accept a policy weaker than the spec on a security threshold (marked in the report)."),
             .option("--sign-key", "FILE", "Sign every session's report (GET /v1/sessions/{id}/report.sig) and signed uploads with this private key (liveness keygen)."),
             .flag("--demo", "Let the hosted page at / create its own sessions (POST /demo/sessions; loopback only)."),
@@ -43,7 +43,8 @@ public enum ServeCommand {
             configuration.tlsCertificatePath = parsed.value("--tls-cert")
             configuration.tlsKeyPath = parsed.value("--tls-key")
             configuration.demo = parsed.has("--demo")
-            configuration.policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
+            // Prompted unless the file names challengeMode (docs/prompted-challenge.md).
+            configuration.policy = try ServiceConfiguration.policy(file: parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
             if let path = parsed.value("--sign-key") { configuration.signingKey = try SigningKey.load(path: path) }
             if let file = parsed.value("--token-file") { configuration.apiToken = try ServiceConfiguration.readToken(path: file) }
         } catch let error as UsageError {
@@ -61,8 +62,11 @@ public enum ServeCommand {
             return 2
         }
         console.out("liveness serve: listening on \(server.url) (\(configuration.workers) workers, up to \(configuration.limits.maxSessions) sessions\(configuration.apiToken == nil ? ", no API token: loopback only" : ""))")
+        console.out(configuration.policy.challengeMode == .prompted
+            ? "liveness serve: sessions are prompted unless the relying party asks for passive (docs/prompted-challenge.md)"
+            : "liveness serve: sessions are passive (the --policy file says so) unless the relying party asks for prompted")
         if let key = configuration.signingKey {
-            console.out("liveness serve: signing reports with \(key.publicKey.fingerprint) (GET /v1/sessions/{id}/report.sig)")
+            console.out("liveness serve: signing reports with \(key.publicKey.fingerprint) (GET /v1/sessions/{id}/report.sig, prompts.jsonl)")
         }
         if configuration.demo {
             console.out("liveness serve: demo: open \(server.url)/ in a browser and press Verify (the page creates its own session)")

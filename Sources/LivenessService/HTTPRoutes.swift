@@ -161,6 +161,26 @@ final class HTTPRoutes: @unchecked Sendable {
             }
             return HTTPResponse(status: 200, contentType: "application/json", body: signature)
         }
+        if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && parts[3] == "prompts.jsonl" && get {
+            // The prompts a prompted session issued, signed (liveness-prompt-log/1): with the
+            // capture client's own recording, `liveness analyze --challenge` judges it again.
+            guard authorized(request) else { return unauthorized() }
+            let id = parts[2]
+            guard configuration.signingKey != nil else {
+                return .error(404, "notFound", "this service does not sign prompt logs (start it with --sign-key)")
+            }
+            guard let result = host.promptLog(id: id) else {
+                return .error(404, "notFound", "no session \(id) (unknown, or its result has expired)")
+            }
+            guard result.state == .finished else { return .json(202, ["id": id, "state": result.state.rawValue]) }
+            guard result.prompted else {
+                return .error(404, "notPrompted", "session \(id) was passive: it issued no prompts")
+            }
+            guard let log = result.log else {
+                return .error(500, "internal", "the prompt log of session \(id) could not be signed")
+            }
+            return HTTPResponse(status: 200, contentType: "application/jsonl", body: log)
+        }
         if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && (parts[3] == "autoshot.jpg" || parts[3] == "snapshot.jpg") && get {
             guard authorized(request) else { return unauthorized() }
             let id = parts[2], still = parts[3]
@@ -221,15 +241,10 @@ final class HTTPRoutes: @unchecked Sendable {
             }
             if let overrides = object["policy"] {
                 guard let keys = overrides as? [String: Any] else { return .error(400, "invalidRequest", "\"policy\" must be an object") }
-                var numbers: [String: Double] = [:]
-                for (key, value) in keys {
-                    guard let n = value as? NSNumber, !ClientMessage.isBoolean(n), n.doubleValue.isFinite else {
-                        return .error(400, "invalidPolicy", "policy key \"\(key)\" must be a finite number")
-                    }
-                    numbers[key] = n.doubleValue
-                }
+                // Numbers, or a choice's name ("challengeMode": "passive"); never weaker than the
+                // service's policy, except that the relying party chooses the challenge mode.
                 do throws(StreamError) {
-                    policy = try ServicePolicy.applying(numbers, to: policy)
+                    policy = try ServicePolicy.applying(try ServicePolicy.overrides(keys), to: policy, modeIsChoice: true)
                 } catch {
                     return .error(400, "invalidPolicy", error.message)
                 }
@@ -261,7 +276,7 @@ final class HTTPRoutes: @unchecked Sendable {
             "protocol": StreamProtocol.version,
             "subprotocol": StreamProtocol.subprotocol,
             "actions": Action.allCases.map(\.rawValue),
-            "policy": ["defaults": policy, "clientOverrides": "any key within its bounds, never weaker than the session's policy"],
+            "policy": ["defaults": policy, "clientOverrides": "any key within its bounds, never weaker than the session's policy (a prompted session stays prompted)"],
             "limits": configuration.limits.dictionary.merging(
                 ["memoryWorstCaseBytes": configuration.limits.worstCaseMemoryBytes(workers: configuration.workers)]) { a, _ in a },
             "formats": [
@@ -274,7 +289,14 @@ final class HTTPRoutes: @unchecked Sendable {
                 "format": SignatureEnvelope.format, "algorithm": SignatureEnvelope.algorithm,
                 "publicKey": key.publicKey.base64, "fingerprint": key.publicKey.fingerprint,
                 "reportSignature": "/v1/sessions/{id}/report.sig", "signedUpload": HTTPRoutes.signedUploadPath,
+                "promptLog": "/v1/sessions/{id}/prompts.jsonl", "promptLogFormat": PromptLog.format,
             ] } ?? NSNull(),
+            // Sessions are prompted unless the relying party asks for passive (docs/prompted-challenge.md).
+            "challenge": [
+                "defaultMode": configuration.policy.challengeMode.rawValue,
+                "modes": ChallengeMode.allCases.map(\.rawValue),
+                "steps": PromptStep.allCases.map(\.rawValue),
+            ],
         ]
         for (key, value) in capabilityExtras { out[key] = value }
         return out

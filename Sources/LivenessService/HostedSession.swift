@@ -75,6 +75,11 @@ final class HostedSession {
     var snapshot: [UInt8]?
     /// `report.sig` of the report, when the service signs (docs/signing.md).
     var signature: [UInt8]?
+    /// Whether the finished session was judged in prompted mode.
+    var prompted = false
+    /// The signed prompt log (`liveness-prompt-log/1`) of a finished prompted session, when the
+    /// service signs.
+    var promptLog: [UInt8]?
 
     init(id: String, token: [UInt8], policy: LivenessPolicy, seed: UInt64, now: ContinuousClock.Instant, expiresAt: Date) {
         self.id = id

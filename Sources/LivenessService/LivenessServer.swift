@@ -64,8 +64,12 @@ public final class LivenessServer: @unchecked Sendable {
         self.configuration = configuration
         host = SessionHost(model: model, limits: configuration.limits, metrics: metrics)
         host.signingKey = configuration.signingKey
+        host.promptSeed = configuration.promptSeed
         routes = HTTPRoutes(configuration: configuration, host: host, metrics: metrics)
-        uploads = UploadAnalysis(model: model, policy: configuration.policy, limits: configuration.limits,
+        // An uploaded recording was made without prompts from this service: it is judged passive.
+        var uploadPolicy = configuration.policy
+        uploadPolicy.challengeMode = .passive
+        uploads = UploadAnalysis(model: model, policy: uploadPolicy, limits: configuration.limits,
                                  signingKey: configuration.signingKey)
     }
 

@@ -1,5 +1,6 @@
 import FaceTracking
 import Foundation
+import LivenessCore
 import LivenessKit
 
 /// Pushes a recording to `liveness serve` as a camera client would: creates a session, opens its
@@ -27,6 +28,10 @@ public struct RecordingStreamer {
     public var alwaysBGR = false
     /// Send at most this many frames per second of the recording.
     public var maxFramesPerSecond: Double?
+    /// The challenge mode the session is created with (`POST /v1/sessions` with
+    /// `{"policy": {"challengeMode": …}}`, the relying party's choice); nil: the service's default
+    /// (prompted unless its `--policy` says otherwise).
+    public var challengeMode: ChallengeMode?
 
     /// What a run produced.
     public struct Outcome {
@@ -46,7 +51,8 @@ public struct RecordingStreamer {
     /// Streams `source` and returns when the verdict came (or the recording ended and the stream
     /// was cancelled).
     public func run(_ source: FrameSource, onMessage: (String) -> Void = { _ in }) throws -> Outcome {
-        let created = try ServiceClient.request("POST", "/v1/sessions", at: address, tls: tls, bearer: bearer)
+        let body = challengeMode.map { Array(#"{"policy":{"challengeMode":"\#($0.rawValue)"}}"#.utf8) } ?? []
+        let created = try ServiceClient.request("POST", "/v1/sessions", at: address, tls: tls, bearer: bearer, body: body)
         guard created.status == 201, let object = created.json, let id = object["id"] as? String, let token = object["token"] as? String else {
             throw ServiceError("POST /v1/sessions answered \(created.status): \(String(decoding: created.body, as: UTF8.self))")
         }

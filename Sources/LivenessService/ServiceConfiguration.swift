@@ -1,6 +1,7 @@
 import Foundation
 import LivenessCore
 import LivenessEvidence
+import LivenessKit
 
 /// How `liveness serve` runs.
 public struct ServiceConfiguration: Sendable {
@@ -18,8 +19,15 @@ public struct ServiceConfiguration: Sendable {
     public var workers = ProcessInfo.processInfo.activeProcessorCount
     /// Sessions, messages, time and upload limits.
     public var limits = ServiceLimits()
-    /// The policy sessions are judged with unless the relying party gives one.
-    public var policy = LivenessPolicy()
+    /// The policy sessions are judged with unless the relying party gives one: the defaults with
+    /// `challengeMode` prompted (`ServiceConfiguration.defaultPolicy`). Uploads to `/v1/analyze`
+    /// are judged with it in passive mode (nobody was shown a prompt while they were recorded).
+    public var policy = ServiceConfiguration.defaultPolicy
+    /// Tests only: draw every prompted session's plan from `SeededGenerator(seed: promptSeed)`
+    /// (the same plan for every session with the same policy; the report's `prompts.source` says
+    /// `seed`) instead of libsodium's `randombytes` (`SecureRandomGenerator`). Never set by
+    /// `liveness serve`: prompts a client can predict are worth nothing.
+    public var promptSeed: UInt64?
     /// Serve the hosted web flow with a "demo" mode that creates its own session (loopback only).
     public var demo = false
     /// The Ed25519 key that signs every finished session's report (`GET /v1/sessions/{id}/report.sig`)
@@ -28,6 +36,30 @@ public struct ServiceConfiguration: Sendable {
 
     /// Creates the defaults.
     public init() {}
+
+    /// The service's default policy: the engine's defaults, prompted (docs/prompted-challenge.md).
+    /// A live session can show prompts, so it asks for what a recording cannot know in advance;
+    /// the relying party asks for passive per session (`"policy": {"challengeMode": "passive"}`)
+    /// or for every session (a `--policy` file naming `challengeMode`).
+    public static var defaultPolicy: LivenessPolicy {
+        var policy = LivenessPolicy()
+        policy.challengeMode = .prompted
+        return policy
+    }
+
+    /// The policy of `liveness serve --policy FILE`: the file's (`PolicyFile`: bounds, and
+    /// weaker than the spec only with `allowWeaker`), prompted unless the file names
+    /// `challengeMode`; `defaultPolicy` without a file.
+    public static func policy(file path: String?, allowWeaker: Bool = false) throws(InputError) -> LivenessPolicy {
+        guard let path else { return defaultPolicy }
+        var policy = try PolicyFile.load(path, allowWeaker: allowWeaker)
+        // The file was read and validated above: a JSON object of at most PolicyFile.maximumBytes.
+        let named = FileManager.default.contents(atPath: path)
+            .flatMap { try? JSONSerialization.jsonObject(with: $0, options: [.fragmentsAllowed]) as? [String: Any] }?
+            .keys.contains(ServicePolicy.challengeModeKey) ?? false
+        if !named { policy.challengeMode = .prompted }
+        return policy
+    }
 
     /// True when `host` is the local machine's own loopback address (127.0.0.1, ::1,
     /// localhost). Any other bind — another address, all interfaces, even another 127.x address

@@ -44,6 +44,9 @@ final class SessionHost: @unchecked Sendable {
 
     /// Signs every finished session's report, when set (before the event loop starts).
     var signingKey: SigningKey?
+    /// Tests only (`ServiceConfiguration.promptSeed`): prompted plans drawn from this seed instead
+    /// of the cryptographic generator. Set before the event loop starts.
+    var promptSeed: UInt64?
 
     init(model: LandmarkModel, limits: ServiceLimits, metrics: ServiceMetrics) {
         self.model = model
@@ -139,6 +142,9 @@ final class SessionHost: @unchecked Sendable {
                 var configuration = StreamSession.Configuration()
                 configuration.policy = try ServicePolicy.applying(start.policy, to: session.policy)
                 configuration.seed = session.seed
+                // The prompts are drawn now, with the policy the stream runs with (a client may
+                // ask for more steps or a longer random delay, or turn a passive session prompted).
+                configuration.plan = try plan(for: configuration.policy)
                 configuration.limits.maxFramesPerSecond = limits.maxFramesPerSecond
                 configuration.limits.maxFramePixels = limits.maxStreamFramePixels
                 configuration.limits.maxFrameSide = limits.maxStreamFrameSide
@@ -202,7 +208,7 @@ final class SessionHost: @unchecked Sendable {
         condition.withLock { session.lastSequence = seq }
         let credited = update.events.filter { if case .actionCredited = $0 { return true } else { return false } }.count
         let doneBefore = stream.machine.evidence.actions.count - credited
-        var out = ServerMessage.messages(for: update.events, seq: seq, total: Action.allCases.count, doneBefore: doneBefore)
+        var out = ServerMessage.messages(for: update.events, seq: seq, total: Self.actionsTotal(stream.machine), doneBefore: doneBefore)
             .map { Outgoing.text($0.json()) }
         if session.acknowledge { out.append(.text(ServerMessage.ack(seq: seq).json())) }
         if stream.verdict != nil { out += finalize(session, stream) }
@@ -214,17 +220,18 @@ final class SessionHost: @unchecked Sendable {
     private func end(_ session: HostedSession, _ reason: FailureReason, why: String) -> [Outgoing] {
         guard let stream = session.stream else {
             // Never started (no `start`, or a `start` refused: a weaker policy, an unknown key):
-            // nothing was judged, but the relying party still gets a report that says why.
-            var machine = LivenessMachine(policy: session.policy, seed: session.seed)
+            // nothing was judged, but the relying party still gets a report that says why. A
+            // prompted session's plan is drawn as a started one's would be (none was shown).
+            var machine = LivenessMachine(policy: session.policy, seed: session.seed, plan: try? plan(for: session.policy))
             _ = machine.finish(reason)
             let report = LivenessReport(machine: machine, input: ReportInput(path: "stream:\(session.id)", kind: .stream),
                                         wallSeconds: 0, stills: (nil, nil), warnings: [],
                                         error: "the session ended before its stream started: \(why)")
-            return keep(report, stills: (nil, nil), session)
+            return keep(report, challenge: machine.evidence.promptedChallenge, stills: (nil, nil), session)
         }
         guard stream.verdict == nil else { return [] }
         let events = stream.finish(reason)
-        let messages = ServerMessage.messages(for: events, seq: session.lastSequence, total: Action.allCases.count,
+        let messages = ServerMessage.messages(for: events, seq: session.lastSequence, total: Self.actionsTotal(stream.machine),
                                               doneBefore: stream.machine.evidence.actions.count)
         return messages.map { .text($0.json()) } + finalize(session, stream)
     }
@@ -237,18 +244,48 @@ final class SessionHost: @unchecked Sendable {
         var warnings: [String] = []
         if session.dropped > 0 { warnings.append("\(session.dropped) frames were dropped because the client sent them faster than they were processed") }
         let report = stream.report(name: "stream:\(session.id)", stillPaths: (paths.0, paths.1), warnings: warnings)
+        let challenge = stream.machine.evidence.promptedChallenge
         condition.withLock {
             session.stream = nil
             session.frame = nil
         }
-        return keep(report, stills: passed ? stills : (nil, nil), session)
+        return keep(report, challenge: challenge, stills: passed ? stills : (nil, nil), session)
     }
 
-    /// Keeps a finished session's report (signed when the service signs) and the stills it
-    /// releases, for the relying party; closes the stream.
-    private func keep(_ report: LivenessReport, stills: (autoshot: [UInt8]?, snapshot: [UInt8]?), _ session: HostedSession) -> [Outgoing] {
+    /// The actions a session credits in all: one per step of a prompted plan, else the spec's two.
+    static func actionsTotal(_ machine: LivenessMachine) -> Int {
+        machine.promptedChallenge?.plan.steps.count ?? Action.allCases.count
+    }
+
+    /// The prompts of a session judged with `policy`: `nil` when passive; in prompted mode drawn
+    /// from libsodium's `randombytes` (`SecureRandomGenerator`), never from the session's seed
+    /// (the relying party may choose the seed; an attacker must not be able to know the plan),
+    /// or from `promptSeed` in tests.
+    func plan(for policy: LivenessPolicy) throws(StreamError) -> ChallengePlan? {
+        guard policy.challengeMode == .prompted else { return nil }
+        if let promptSeed {
+            var generator = SeededGenerator(seed: promptSeed)
+            return ChallengePlan.draw(steps: policy.promptSteps, maxDelaySeconds: policy.promptMaxDelaySeconds, source: .seed,
+                                      using: &generator)
+        }
+        var generator: SecureRandomGenerator
+        do {
+            generator = try SecureRandomGenerator()
+        } catch {
+            throw StreamError(.internal, "the prompts could not be drawn: \(error)", recoverable: false)
+        }
+        return ChallengePlan.draw(steps: policy.promptSteps, maxDelaySeconds: policy.promptMaxDelaySeconds, source: .random,
+                                  using: &generator)
+    }
+
+    /// Keeps a finished session's report (signed when the service signs), its signed prompt log
+    /// (prompted, when the service signs) and the stills it releases, for the relying party;
+    /// closes the stream.
+    private func keep(_ report: LivenessReport, challenge: ChallengeEvidence, stills: (autoshot: [UInt8]?, snapshot: [UInt8]?),
+                      _ session: HostedSession) -> [Outgoing] {
         let passed = report.verdict.status == .passed
         var signature: [UInt8]?
+        var promptLog: [UInt8]?
         if let signingKey {
             do {
                 signature = try report.signatureEnvelope(
@@ -257,9 +294,16 @@ final class SessionHost: @unchecked Sendable {
             } catch {
                 metrics.error("signing")
             }
+            // The prompts as issued, on the clock of the frames the client sent: what a capture
+            // client that recorded its video needs to have it judged again (analyze --challenge).
+            if challenge.mode == .prompted {
+                promptLog = PromptLog(session: session.id, challenge: challenge).signed(with: signingKey)
+            }
         }
         condition.withLock {
             session.report = report
+            session.prompted = challenge.mode == .prompted
+            session.promptLog = promptLog
             session.autoshot = stills.autoshot
             session.snapshot = stills.snapshot
             session.signature = signature
@@ -477,7 +521,6 @@ final class SessionHost: @unchecked Sendable {
     /// Sessions created or streaming.
     var activeSessions: Int { condition.withLock { sessions.values.filter(\.isActive).count } }
 
-    /// A session's state, report and stills for the relying party.
     /// Forgets session `id` if its stream never opened (a demo page that was reloaded or
     /// closed); true when it did.
     func expireIfUnclaimed(_ id: String) -> Bool {
@@ -489,11 +532,21 @@ final class SessionHost: @unchecked Sendable {
         }
     }
 
+    /// A session's state, report and stills for the relying party.
     func result(id: String) -> (state: HostedSession.State, report: LivenessReport?, autoshot: [UInt8]?, snapshot: [UInt8]?,
                                 signature: [UInt8]?)? {
         condition.withLock {
             guard let s = sessions[id] else { return nil }
             return (s.state, s.report, s.autoshot, s.snapshot, s.signature)
+        }
+    }
+
+    /// A session's signed prompt log: its state, whether it was prompted (once finished) and the
+    /// log (prompted, with a signing key); nil for an unknown or forgotten session.
+    func promptLog(id: String) -> (state: HostedSession.State, prompted: Bool, log: [UInt8]?)? {
+        condition.withLock {
+            guard let s = sessions[id] else { return nil }
+            return (s.state, s.prompted, s.promptLog)
         }
     }
 

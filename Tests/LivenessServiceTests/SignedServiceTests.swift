@@ -37,7 +37,10 @@ final class SignedServiceTests: XCTestCase {
         XCTAssertEqual(signing["fingerprint"] as? String, key.publicKey.fingerprint)
 
         let clip = try Fixtures.generated("cases/blink-then-turn/video.mp4")
-        let outcome = try RecordingStreamer(address: try ServiceAddress(url: server.url)).run(try FrameSource(path: clip))
+        // A passive session (the relying party's choice): the unprompted clip passes it.
+        var streamer = RecordingStreamer(address: try ServiceAddress(url: server.url))
+        streamer.challengeMode = .passive
+        let outcome = try streamer.run(try FrameSource(path: clip))
         let id = outcome.sessionID
         let reportResponse = try get("/v1/sessions/\(id)", server)
         XCTAssertEqual(reportResponse.status, 200)
