@@ -53,7 +53,8 @@ enum WebFlowPage {
       <circle id="guide" class="guide" cx="320" cy="240" r="144"/>
     </svg>
   </div>
-  <div class="hud" role="status" aria-live="polite" aria-atomic="true">
+  <div id="hud" class="hud" role="status" aria-live="polite" aria-atomic="true">
+    <p id="hud-cue" class="hud-cue" aria-hidden="true" hidden></p>
     <p id="hud-text" class="hud-text">Starting the camera…</p>
     <p id="hud-progress" class="hud-progress" hidden></p>
   </div>

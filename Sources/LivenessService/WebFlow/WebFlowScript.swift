@@ -1,8 +1,9 @@
 /// `GET /app.js`: the web flow's script (plain ES2017, no framework, no build step). It opens the
 /// front camera after the user's tap on "Verify", streams JPEG frames (`canvas.toBlob`) with the
 /// camera's own capture times over `liveness-stream/1`, draws the guide circle the `session`
-/// message gives, shows the server's HUD text as sent, and ends on a result screen (the outcome,
-/// never a score) or on a screen that says what went wrong and what to do.
+/// message gives, shows the server's HUD text as sent — a prompted session's prompt large, with
+/// an arrow for a turn and its step number — and ends on a result screen (the outcome, never a
+/// score) or on a screen that says what went wrong and what to do.
 enum WebFlowScript {
     static let source = #"""
 'use strict';
@@ -51,7 +52,8 @@ enum WebFlowScript {
     sourceHeight: 0,
     width: 0,            // the size of the frames sent
     height: 0,
-    guide: null
+    guide: null,
+    prompt: null         // the open prompt's {index, total} from the `prompt` message
   };
 
   // ---- Screens -----------------------------------------------------------------------------
@@ -92,7 +94,8 @@ enum WebFlowScript {
     noFace: 'We could not see a face. Make sure your face is well lit and inside the circle.',
     cancelled: 'The check was interrupted before it finished.',
     invalidInput: 'The camera images could not be used for the check.',
-    notVerified: 'We could not verify you. Make sure your face is well lit, look straight at the camera and try again.'
+    notVerified: 'We could not verify you. Make sure your face is well lit, look straight at the camera and try again.',
+    challengeNotFollowed: 'The check did not see what it asked for. Look straight at the camera between prompts, and do each one as soon as it appears: turn only when asked, to the side asked.'
   };
 
   function showResult(status, reason) {
@@ -121,18 +124,33 @@ enum WebFlowScript {
     show('cancelled');
   }
 
-  function setHud(text, name, done, total) {
+  // The prompt's cue: an arrow the way the head turns in the mirrored preview (the user's own
+  // left is the preview's left), an eye for a blink.
+  var CUES = { turnLeft: '\u2190', turnRight: '\u2192', blink: '\u25c9' };
+
+  function setHud(text, name, done, total, step) {
     $('hud-text').textContent = text;
     var progress = $('hud-progress');
+    var prompting = name === 'prompt';
     if (name === 'progress' && typeof done === 'number' && typeof total === 'number') {
       progress.textContent = done + ' of ' + total;
+      progress.hidden = false;
+    } else if (prompting && state.prompt && typeof state.prompt.index === 'number' && typeof state.prompt.total === 'number') {
+      progress.textContent = 'Step ' + (state.prompt.index + 1) + ' of ' + state.prompt.total;
       progress.hidden = false;
     } else {
       progress.hidden = true;
     }
+    // While a prompt is open its text is the one thing to read: large, with its cue.
+    var hud = $('hud');
+    hud.setAttribute('class', 'hud' + (prompting ? ' prompting' : ''));
+    if (prompting && CUES[step]) hud.setAttribute('data-prompt', step); else hud.removeAttribute('data-prompt');
+    var cue = $('hud-cue');
+    cue.textContent = prompting && CUES[step] ? CUES[step] : '';
+    cue.hidden = !(prompting && CUES[step]);
     var guide = $('guide');
     guide.setAttribute('class', 'guide' + (name === 'outsideGuide' ? ' outside' : name === 'progress' ? ' progress'
-      : name === 'verifying' ? ' verifying' : ''));
+      : prompting ? ' prompt' : name === 'verifying' ? ' verifying' : ''));
   }
 
   // The circle the engine tests, in the sent frame's coordinates, mirrored like the preview.
@@ -408,8 +426,12 @@ enum WebFlowScript {
         setGuide(message.guide);
         startCapture();
         break;
+      case 'prompt':
+        // The HUD message that follows shows it; this one says which step of how many.
+        state.prompt = { index: message.index, total: message.total };
+        break;
       case 'hud':
-        if (typeof message.text === 'string') setHud(message.text, message.state, message.done, message.total);
+        if (typeof message.text === 'string') setHud(message.text, message.state, message.done, message.total, message.prompt);
         break;
       case 'flow':
         if (message.state === 'slow') {
@@ -435,7 +457,7 @@ enum WebFlowScript {
         if (window.console) console.warn('liveness: ' + message.code + ': ' + message.message);
         break;
       default:
-        break; // autoshot, action, snapshot: the HUD already says how far the check is
+        break; // autoshot, action, snapshot, promptAnswered: the HUD already says how far the check is
     }
   }
 
@@ -472,6 +494,7 @@ enum WebFlowScript {
     state.lastMicros = -1;
     state.clock = null;
     state.guide = null;
+    state.prompt = null;
     reveal($('overlay'), false);
     setHud('Starting the camera\u2026');
     show('scan');

@@ -129,6 +129,17 @@ button { font: inherit; cursor: pointer; }
 .hud { width: 100%; max-width: 36rem; text-align: center; min-height: 5rem; margin-bottom: auto; }
 .hud-text { font-size: 1.375rem; line-height: 1.3; font-weight: 600; margin: 0.25rem 0; }
 .hud-progress { font-size: 1.0625rem; color: #d4dae6; margin: 0; }
+/* A prompted session's open prompt: the instruction large, on a bright plate, with its cue. */
+.guide.prompt { stroke: #ffd166; stroke-width: 6px; }
+.hud.prompting {
+  background: #ffd166;
+  color: var(--night);
+  border-radius: 1rem;
+  padding: 0.5rem 1rem 0.75rem;
+}
+.hud.prompting .hud-text { font-size: 2rem; line-height: 1.2; font-weight: 700; }
+.hud.prompting .hud-progress { color: #3a2a00; font-weight: 600; }
+.hud-cue { font-size: 3rem; line-height: 1; font-weight: 700; margin: 0; }
 
 @media (min-width: 40rem) {
   .panel {

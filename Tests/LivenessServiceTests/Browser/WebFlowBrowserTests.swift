@@ -23,11 +23,17 @@ final class WebFlowBrowserTests: XCTestCase {
     private static let clientHUD: Set<String> = ["Starting the camera…", "Connecting…"]
     private static let apiToken = "relying-party-token-0123456789"
 
-    private func server(demo: Bool, apiToken: String? = nil, port: Int = 0) throws -> LivenessServer {
+    /// A service for the page. These tests check the spec's passive flow (its HUD texts, "n of 2"),
+    /// so its operator's policy is passive unless `challengeMode` says otherwise; the service's
+    /// default, prompted, is `testAPromptIsShownLargeWhileItIsOpen`'s.
+    private func server(demo: Bool, apiToken: String? = nil, port: Int = 0,
+                        challengeMode: ChallengeMode = .passive, promptSeed: UInt64? = nil) throws -> LivenessServer {
         try startService {
             $0.port = port
             $0.demo = demo
             $0.apiToken = apiToken.map { Array($0.utf8) }
+            $0.policy.challengeMode = challengeMode
+            $0.promptSeed = promptSeed
         }
     }
 
@@ -349,6 +355,69 @@ final class WebFlowBrowserTests: XCTestCase {
             XCTAssertEqual(h["permissions-policy"]?.contains("camera=(self)"), true, path)
         }
         XCTAssertEqual(problems(page), [], "no script errors, no CSP violations")
+    }
+
+    /// The service's default, prompted, in demo mode (the plan drawn from a test seed): a
+    /// generated live head that blinks and turns without reading the prompts. While a prompt is open the page shows its text as sent,
+    /// larger than any other HUD text, with its step number and, for a turn, an arrow the way the
+    /// head turns in the mirrored preview; the result is the server's verdict.
+    func testAPromptIsShownLargeWhileItIsOpen() throws {
+        /// docs/prompted-challenge.md, "What the user sees".
+        let promptTexts = ["turnLeft": "Turn your head to the left", "turnRight": "Turn your head to the right", "blink": "Blink"]
+        let clip = try Fixtures.generated("cases/blink-then-turn/video.mp4")
+        let directory = try Fixtures.temporaryDirectory(self)
+        // Seed 3's plan opens with a left turn: its arrow is checked in every run.
+        let server = try server(demo: true, challengeMode: .prompted, promptSeed: 3)
+        let (_, page) = try browser(camera: try camera(clip, in: directory), in: directory)
+        try open(page, server.url + "/")
+        // Every state of the HUD as the page rendered it, recorded in the page (a prompt may be
+        // open for less than a second: polling could miss it).
+        _ = try page.evaluate("""
+            window.hudLog = [];
+            new MutationObserver(() => {
+              const hud = document.getElementById('hud'), text = document.getElementById('hud-text');
+              const cue = document.getElementById('hud-cue'), progress = document.getElementById('hud-progress');
+              window.hudLog.push({ text: text.textContent, prompting: hud.classList.contains('prompting'),
+                                   prompt: hud.getAttribute('data-prompt') || '', cue: cue.hidden ? '' : cue.textContent,
+                                   progress: progress.hidden ? '' : progress.textContent,
+                                   size: parseFloat(getComputedStyle(text).fontSize) });
+            }).observe(document.getElementById('hud'), { subtree: true, childList: true, characterData: true, attributes: true });
+            1
+            """)
+        try page.click("#verify")
+        let run = try scan(page, screenshot: nil)
+        XCTAssertEqual(run.end.screen, "result", "\(run.end.title) \(problems(page))")
+        let report = try report(server, run.end.session)
+        XCTAssertEqual(report.prompts?.mode, .prompted)
+        XCTAssertEqual(report.verdict.status.rawValue, run.end.status, "the page shows the server's verdict")
+        let wire = wire(page)
+        let sent = wire.messages.filter { $0["type"] as? String == "prompt" }
+        XCTAssertEqual(sent.compactMap { $0["step"] as? String }, report.prompts?.shown.map(\.step.rawValue))
+        XCTAssertFalse(sent.isEmpty, "a prompt was shown (the face is ready within 2 s of the autoshot)")
+        XCTAssertEqual(wire.messages.last?["reason"] as? String, run.end.reason.isEmpty ? nil : run.end.reason)
+
+        let log = try XCTUnwrap(page.evaluate("window.hudLog") as? [[String: Any]])
+        let shown = log.filter { $0["prompting"] as? Bool == true }
+        let others = log.filter { $0["prompting"] as? Bool == false && !($0["text"] as? String ?? "").isEmpty }
+        XCTAssertFalse(shown.isEmpty, "the page showed a prompt: \(log)")
+        XCTAssertEqual(shown.first?["prompt"] as? String, "turnLeft", "seed 3's first step")
+        let otherSize = try XCTUnwrap(others.compactMap { $0["size"] as? Double }.max(), "\(log)")
+        for entry in shown {
+            let step = try XCTUnwrap(entry["prompt"] as? String)
+            XCTAssertEqual(entry["text"] as? String, promptTexts[step], "\(entry)")
+            XCTAssertTrue(sent.contains { $0["step"] as? String == step }, "a prompt the service sent: \(entry)")
+            XCTAssertGreaterThanOrEqual(try XCTUnwrap(entry["size"] as? Double), otherSize * 1.3, "large: \(entry), other HUD texts \(otherSize) px")
+            XCTAssertTrue((entry["progress"] as? String ?? "").hasSuffix(" of \(report.prompts?.steps.count ?? 0)"), "\(entry)")
+            // The user's own left is the mirrored preview's left.
+            let arrow = ["turnLeft": "\u{2190}", "turnRight": "\u{2192}"][step]
+            if let arrow { XCTAssertEqual(entry["cue"] as? String, arrow, "\(entry)") }
+        }
+        print("web flow (prompted, blink-then-turn): prompts \(sent.compactMap { $0["step"] as? String }), HUD \(Set(log.compactMap { $0["text"] as? String })), result \(run.end.status) \(run.end.reason) after \(String(format: "%.1f", run.seconds)) s")
+        if report.verdict.reason == .challengeNotFollowed {
+            let message = try XCTUnwrap(page.evaluate("document.getElementById('result-message').textContent") as? String)
+            XCTAssertTrue(message.contains("prompt"), "the page says what to do: \(message)")
+        }
+        XCTAssertEqual(problems(page), [])
     }
 
     /// The relying party's handoff (its backend creates the session, the page gets it in the URL
