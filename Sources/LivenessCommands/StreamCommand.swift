@@ -1,5 +1,6 @@
 import FaceTracking
 import Foundation
+import LivenessCore
 import LivenessKit
 import LivenessService
 
@@ -17,6 +18,7 @@ public enum StreamCommand {
             .option("--fps", "N", "Send at most N frames per second of the recording (the others are skipped)."),
             .option("--format", "raw|bgr|jpeg", "raw (default: the decoder's I420 planes, or BGR when the picture is not upright 8-bit 4:2:0; the server sees exactly the decoded frames), bgr or jpeg."),
             .option("--token-file", "FILE", "The service's API token, to create the session and read its report."),
+            .option("--challenge-mode", "passive|prompted", "Create the session in this mode (the relying party's choice; default: the service's, prompted unless its --policy says otherwise)."),
             .option("--ca-file", "FILE", "PEM certificates to trust for https:// (the service's own when self-signed)."),
             .flag("--insecure", "Accept any TLS certificate (testing only)."),
             .flag("--json", "Print the server's messages as they are (JSON lines) and the report."),
@@ -39,6 +41,13 @@ public enum StreamCommand {
             let maxRate = try parsed.integer("--fps", in: 1...1000).map(Double.init)
             let tls = ClientTLS(caFile: parsed.value("--ca-file"), insecure: parsed.has("--insecure"))
             let bearer = try parsed.value("--token-file").map { String(decoding: try ServiceConfiguration.readToken(path: $0), as: UTF8.self) }
+            var mode: ChallengeMode?
+            if let name = parsed.value("--challenge-mode") {
+                guard let chosen = ChallengeMode(rawValue: name) else {
+                    throw UsageError("--challenge-mode must be passive or prompted, not '\(name)'")
+                }
+                mode = chosen
+            }
             let realtime = parsed.has("--realtime")
             let json = parsed.has("--json")
 
@@ -49,6 +58,7 @@ public enum StreamCommand {
             streamer.jpeg = jpeg
             streamer.alwaysBGR = alwaysBGR
             streamer.maxFramesPerSecond = maxRate
+            streamer.challengeMode = mode
             let outcome = try streamer.run(source) { text in
                 if json {
                     console.out(text)
@@ -87,6 +97,13 @@ public enum StreamCommand {
             var text = "\(at): \(m["text"] as? String ?? "")"
             if let done = m["done"] as? NSNumber, let total = m["total"] as? NSNumber { text += " (\(done) of \(total))" }
             return text
+        case "prompt":
+            let index = (m["index"] as? NSNumber)?.intValue ?? -1
+            let seconds = (m["seconds"] as? NSNumber).map { String(format: " at %.2f s", $0.doubleValue) } ?? ""
+            return "\(at): prompt \(index + 1) of \(m["total"] ?? "?") shown: \(m["step"] as? String ?? "?")\(seconds)"
+        case "promptAnswered":
+            let index = (m["index"] as? NSNumber)?.intValue ?? -1
+            return "\(at): prompt \(index + 1) of \(m["total"] ?? "?"): \(m["outcome"] as? String ?? "?")"
         case "autoshot": return "\(at): autoshot (\((m["framed"] as? Bool) == true ? "framed" : "fallback"))"
         case "action": return "\(at): action done (\(m["done"] ?? "?") of \(m["total"] ?? "?"))"
         case "snapshot": return "\(at): snapshot"
