@@ -66,9 +66,16 @@ def main():
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--json")
+    ap.add_argument("--generated", action="store_true",
+                    help="also the generated attack species (Recordings/.cache/cases/attack-*/video.mp4)")
     args = ap.parse_args()
     labels = json.load(open(os.path.join(args.recordings, "labels.json")))["recordings"]
-    clips = [(l["file"], l.get("live", True) is not False) for l in labels if l["file"].endswith(VIDEO)]
+    clips = [(os.path.join(args.recordings, l["file"]), l.get("live", True) is not False)
+             for l in labels if l["file"].endswith(VIDEO)]
+    if args.generated:
+        cases = os.path.join(ROOT, "Recordings", ".cache", "cases")
+        clips += [(os.path.join(cases, c, "video.mp4"), False) for c in sorted(os.listdir(cases))
+                  if c.startswith("attack-") and os.path.exists(os.path.join(cases, c, "video.mp4"))]
     work = tempfile.mkdtemp(prefix="prompted-")
     policy_files = {}
     for name, policy in POLICIES.items():
@@ -76,10 +83,14 @@ def main():
         json.dump(policy, open(path, "w"))
         policy_files[name] = path
 
+    def name(clip):
+        base = os.path.basename(clip)
+        return os.path.basename(os.path.dirname(clip)) if base == "video.mp4" else base
+
     def trace(clip):
-        path = os.path.join(work, clip + ".jsonl")
-        out = subprocess.run([args.liveness, "trace", os.path.join(args.recordings, clip), "--format", "jsonl",
-                              "--output", path], capture_output=True, text=True)
+        path = os.path.join(work, name(clip) + ".jsonl")
+        out = subprocess.run([args.liveness, "trace", clip, "--format", "jsonl", "--output", path],
+                             capture_output=True, text=True)
         return path if out.returncode == 0 else None
 
     results = {}
@@ -87,7 +98,7 @@ def main():
         traces = dict(zip([c for c, _ in clips], pool.map(trace, [c for c, _ in clips])))
         for clip, live in clips:
             if traces[clip] is None:
-                print(f"{clip}: no trace (not a readable video)", file=sys.stderr)
+                print(f"{name(clip)}: no trace (not a readable video)", file=sys.stderr)
                 continue
             results[clip] = {"live": live}
             for name, policy_file in policy_files.items():
@@ -97,7 +108,7 @@ def main():
                 results[clip][name] = {"passed": hows.get("passed", 0), "sessions": len(runs), "outcomes": dict(hows),
                                        "meanFollowed": sum(r.get("followed", 0) for r in runs) / len(runs)}
             row = results[clip]
-            print(f"{clip:40s} {'live' if live else 'ATTACK':6s} "
+            print(f"{name(clip):40s} {'live' if live else 'ATTACK':6s} "
                   + "  ".join(f"{n}: {row[n]['passed']}/{row[n]['sessions']} passed "
                               f"({', '.join(f'{k} {v}' for k, v in sorted(row[n]['outcomes'].items(), key=lambda kv: -kv[1]))})"
                               for n in POLICIES), flush=True)
@@ -106,7 +117,8 @@ def main():
     for n in POLICIES:
         print(f"{n}: {total[n]} of {sessions[n]} sessions passed over {len(results)} recordings")
     if args.json:
-        json.dump({"seeds": args.seeds, "clips": results, "passed": total, "sessions": sessions},
+        json.dump({"seeds": args.seeds, "clips": {name(c): r for c, r in results.items()}, "passed": total,
+                   "sessions": sessions},
                   open(args.json, "w"), indent=1)
 
 
