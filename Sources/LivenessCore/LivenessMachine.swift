@@ -300,13 +300,7 @@ public struct LivenessMachine: Sendable {
         }
 
         if blinkDone && turnDone && !recapture.holdsPass && !continuity.holdsPass {
-            let still = StillCapture(frameIndex: o.frameIndex, timestampMicroseconds: t, box: o.face?.box, framed: true)
-            evidence.snapshot = still
-            events.append(.snapshot(still))
-            phase = .verifying
-            events.append(.phase(.verifying))
-            setHUD(.verifying, into: &events)
-            decide(Verdict(status: .passed, reason: nil, timestampMicroseconds: t, frameIndex: o.frameIndex), into: &events)
+            pass(on: o, into: &events)
         } else {
             emitHUD(for: frame, into: &events)
         }
@@ -418,13 +412,7 @@ public struct LivenessMachine: Sendable {
             return LivenessStep(frame: frame, events: events)
         }
         if probe.isComplete && !recapture.holdsPass && !continuity.holdsPass {
-            let still = StillCapture(frameIndex: o.frameIndex, timestampMicroseconds: t, box: o.face?.box, framed: true)
-            evidence.snapshot = still
-            events.append(.snapshot(still))
-            phase = .verifying
-            events.append(.phase(.verifying))
-            setHUD(.verifying, into: &events)
-            decide(Verdict(status: .passed, reason: nil, timestampMicroseconds: t, frameIndex: o.frameIndex), into: &events)
+            pass(on: o, into: &events)
         } else {
             emitHUD(for: frame, into: &events)
         }
@@ -433,6 +421,18 @@ public struct LivenessMachine: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The passing frame: the snapshot, `verifying`, the verdict.
+    private mutating func pass(on o: Observation, into events: inout [LivenessEvent]) {
+        let t = o.timestampMicroseconds
+        let still = StillCapture(frameIndex: o.frameIndex, timestampMicroseconds: t, box: o.face?.box, framed: true)
+        evidence.snapshot = still
+        events.append(.snapshot(still))
+        phase = .verifying
+        events.append(.phase(.verifying))
+        setHUD(.verifying, into: &events)
+        decide(Verdict(status: .passed, reason: nil, timestampMicroseconds: t, frameIndex: o.frameIndex), into: &events)
+    }
 
     /// The largest timestamp magnitude the machine accepts, in microseconds (2⁶⁰ µs, about
     /// 36 000 years): with policy durations saturated at 2⁶¹ µs no time arithmetic can overflow.
