@@ -262,7 +262,15 @@ public struct LivenessMachine: Sendable {
         }
 
         if prompts != nil {
-            return promptedStep(o, frame: frame, events: events)
+            var unfiltered: Double?
+            if o.face != nil, let y = rawYaw, let base = yawBaseline.degrees {
+                unfiltered = y - base
+                if let s = rawSight, let sightBase = sightBaseline.degrees {
+                    unfiltered = TurnYaw.relative(cameraAxis: y - base, lineOfSight: s - sightBase,
+                                                  swayDegrees: policy.yawSwayDegrees)
+                }
+            }
+            return promptedStep(o, frame: frame, unfilteredRelativeYaw: unfiltered, events: events)
         }
 
         if frame.credited {
@@ -344,7 +352,8 @@ public struct LivenessMachine: Sendable {
 
     /// The crediting and the decision of a scan frame in prompted mode: the challenge shows the
     /// prompts and judges the answers; a followed turn is judged by the parallax check first.
-    private mutating func promptedStep(_ o: Observation, frame: FrameAssessment, events: [LivenessEvent]) -> LivenessStep {
+    private mutating func promptedStep(_ o: Observation, frame: FrameAssessment, unfilteredRelativeYaw: Double?,
+                                       events: [LivenessEvent]) -> LivenessStep {
         var frame = frame
         var events = events
         let t = o.timestampMicroseconds
@@ -374,7 +383,8 @@ public struct LivenessMachine: Sendable {
         }
         let input = PromptedChallenge.Frame(
             timestampMicroseconds: t, frameIndex: o.frameIndex, credited: frame.credited,
-            relativeYawDegrees: frame.relativeYawDegrees, eyeClosureMean: frame.eyeClosureMean,
+            relativeYawDegrees: frame.relativeYawDegrees, unfilteredRelativeYawDegrees: unfilteredRelativeYaw,
+            eyeClosureMean: frame.eyeClosureMean,
             blinkCredited: blink, turnCredited: turned)
         var probe = prompts!
         let happened = probe.observe(input)

@@ -231,6 +231,47 @@ final class PromptedChallengeTests: XCTestCase {
         XCTAssertEqual(try run(&replay, seed: 1, plan: other).0.evidence.promptedChallenge.prompts.last?.outcome, .wrongDirection)
     }
 
+    /// A turn's start is dated on the unfiltered yaw, back from the filtered stretch, without a
+    /// break and at most one filter window (0.2 s) earlier. Driven frame by frame at 25 fps
+    /// against a logged turn-left prompt at 1.0 s; the filtered yaw lags the unfiltered by 3 frames.
+    func testATurnsStartIsDatedOnTheUnfilteredYawWithinOneFilterWindow() {
+        let policy = Self.promptedPolicy()
+        XCTAssertEqual(policy.turnYawDegrees / 2, 3.75)
+        XCTAssertEqual(policy.yawMedianWindowSeconds, 0.2)
+        /// Runs frames from 0.8 s with the unfiltered yaw `raw(k)` and the filtered `filtered(k)`
+        /// (k: frames after 1.0 s; by default the unfiltered three frames later); returns the
+        /// answer's dated start (s).
+        func began(_ raw: @escaping (Int) -> Double, filtered: ((Int) -> Double)? = nil) -> Double? {
+            let filtered = filtered ?? { raw($0 - 3) }
+            var c = PromptedChallenge(plan: ChallengePlan(loggedPrompts: [(.turnLeft, 1_000_000)]), policy: policy)
+            var run = 0
+            for k in -5...30 {
+                let t = 1_000_000 + Int64(k) * 40_000
+                run = filtered(k) >= policy.turnYawDegrees ? run + 1 : 0
+                let frame = PromptedChallenge.Frame(timestampMicroseconds: t, frameIndex: k + 5, credited: true,
+                                                    relativeYawDegrees: filtered(k), unfilteredRelativeYawDegrees: raw(k),
+                                                    eyeClosureMean: 0, blinkCredited: false,
+                                                    turnCredited: run == 2 ? .left : nil)
+                for case let .answered(record) in c.observe(frame) {
+                    return record.responseMicroseconds.map { Double($0) / 1e6 }
+                }
+            }
+            return nil
+        }
+        // A ramp of 1° a frame from frame 5 (1.20 s): 4° at frame 9 (1.36 s); the filtered yaw
+        // passes 3.75° at frame 12 (1.48 s). Dated 1.36 s, not 1.48 s.
+        let ramp: (Int) -> Double = { k in Double(max(0, k - 5)) }
+        XCTAssertEqual(try XCTUnwrap(began(ramp)), 1.36, accuracy: 1e-9)
+        // A noisy frame past 3.75° just before (frame 7: 5°), then frame 8 under it (3°): the
+        // break ends the walk back; still 1.36 s.
+        XCTAssertEqual(try XCTUnwrap(began({ k in k == 7 ? 5 : ramp(k) }, filtered: { ramp($0 - 3) })), 1.36, accuracy: 1e-9)
+        // A step to 10° at frame 5: the filtered yaw is there at frame 8 (1.32 s); dated 1.20 s.
+        XCTAssertEqual(try XCTUnwrap(began { $0 >= 5 ? 10 : 0 }), 1.20, accuracy: 1e-9)
+        // The unfiltered yaw past 3.75° all along (4°) and the filtered at 0 until frame 8
+        // (1.32 s): no further back than 0.2 s, frame 3 (1.12 s).
+        XCTAssertEqual(try XCTUnwrap(began({ $0 >= 5 ? 10 : 4 }, filtered: { $0 >= 8 ? 10 : 0 })), 1.12, accuracy: 1e-9)
+    }
+
     func testATurnWhileNoPromptIsOpenFailsTheSession() throws {
         // Before the first prompt (shown 0.3 s + 1 s after the autoshot at 0.4 s).
         let plan = ChallengePlan(steps: [.blink, .turnLeft], delaysSeconds: [1, 0])

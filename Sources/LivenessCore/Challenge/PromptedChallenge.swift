@@ -9,7 +9,11 @@
 ///   or after its logged time. One prompt is open at a time.
 /// * **What answers it.** A turn answers when its run of `turnHeldFrames` frames beyond
 ///   `turnYawDegrees` is credited; it *began* on the first frame of the stretch turned by at
-///   least half of `turnYawDegrees`, same direction, that led to it. A blink answers on the
+///   least half of `turnYawDegrees`, same direction, that led to it. The stretch is found on the
+///   median-filtered yaw (a single noisy frame never starts one) and then extended back over the
+///   frames, at most `yawMedianWindowSeconds` earlier, whose *unfiltered* yaw already was past
+///   that half turn without a break: the filter delays a turn by about half its window, and the
+///   onset must be the head's, not the filter's. A blink answers on the
 ///   credited frame its closure reaches the threshold.
 /// * **Outcomes.** The prompted action begun within `promptMinReactionSeconds` …
 ///   `promptResponseSeconds` of the prompt is `followed`. A turn to the other side is
@@ -37,6 +41,9 @@ public struct PromptedChallenge: Sendable {
         public var credited: Bool
         /// The relative yaw in degrees (positive = subject's left), `nil` when unknown.
         public var relativeYawDegrees: Double?
+        /// The same relative yaw before the median filter, in degrees (`nil`: unknown, or the
+        /// source filters its yaw itself). Used only to date a turn's onset.
+        public var unfilteredRelativeYawDegrees: Double?
         /// Mean closure of both eyes 0…1, `nil` when unknown.
         public var eyeClosureMean: Double?
         /// The frame credited a blink: its closure reached the threshold, the credited frame before
@@ -47,11 +54,13 @@ public struct PromptedChallenge: Sendable {
 
         /// Creates a frame record.
         public init(timestampMicroseconds: Int64, frameIndex: Int, credited: Bool, relativeYawDegrees: Double?,
+                    unfilteredRelativeYawDegrees: Double? = nil,
                     eyeClosureMean: Double?, blinkCredited: Bool, turnCredited: TurnDirection?) {
             self.timestampMicroseconds = timestampMicroseconds
             self.frameIndex = frameIndex
             self.credited = credited
             self.relativeYawDegrees = relativeYawDegrees
+            self.unfilteredRelativeYawDegrees = unfilteredRelativeYawDegrees
             self.eyeClosureMean = eyeClosureMean
             self.blinkCredited = blinkCredited
             self.turnCredited = turnCredited
@@ -85,6 +94,9 @@ public struct PromptedChallenge: Sendable {
     private var readySinceMicroseconds: Int64?
     private var onsetMicroseconds: Int64?
     private var onsetSign = 0
+    /// The recent credited frames' unfiltered yaw (µs, degrees), oldest first, `nil` where a frame
+    /// was not credited or had none: at most `yawMedianWindowSeconds` of them.
+    private var recentYaw: [(t: Int64, yaw: Double?)] = []
 
     /// Creates the challenge of `plan`, judged with `policy`'s thresholds.
     public init(plan: ChallengePlan, policy: LivenessPolicy) {
@@ -146,18 +158,30 @@ public struct PromptedChallenge: Sendable {
 
     private var halfTurnDegrees: Double { policy.turnYawDegrees / 2 }
 
-    /// The onset of the current turned stretch: consecutive credited frames turned by at least
-    /// half the turn threshold to one side.
+    /// The onset of the current turned stretch: consecutive credited frames whose filtered yaw is
+    /// turned by at least half the turn threshold to one side, begun where the unfiltered yaw
+    /// first passed it without a break (within the filter's window before the stretch).
     private mutating func trackOnset(_ f: Frame) {
+        let t = f.timestampMicroseconds
+        let window = microseconds(policy.yawMedianWindowSeconds)
+        defer {
+            recentYaw.append((t, f.credited ? f.unfilteredRelativeYawDegrees : nil))
+            recentYaw.removeAll { t - $0.t > window }
+        }
         guard f.credited, let rel = f.relativeYawDegrees, abs(rel) >= halfTurnDegrees else {
             onsetMicroseconds = nil
             onsetSign = 0
             return
         }
         let sign = rel > 0 ? 1 : -1
-        if sign != onsetSign || onsetMicroseconds == nil {
-            onsetMicroseconds = f.timestampMicroseconds
-            onsetSign = sign
+        guard sign != onsetSign || onsetMicroseconds == nil else { return }
+        onsetSign = sign
+        onsetMicroseconds = t
+        // The filter's lag: walk back over the frames whose unfiltered yaw was already turned.
+        guard let now = f.unfilteredRelativeYawDegrees, Double(sign) * now >= halfTurnDegrees else { return }
+        for earlier in recentYaw.reversed() {
+            guard t - earlier.t <= window, let yaw = earlier.yaw, Double(sign) * yaw >= halfTurnDegrees else { break }
+            onsetMicroseconds = earlier.t
         }
     }
 
