@@ -73,10 +73,15 @@ func openCVDecodeRate(_ path: String, limit: Int) throws -> Double {
     return Double(frames) / (clock.now - start).inSeconds
 }
 
-/// What `analyze` does for one input: the analysis session with the background rotation estimate.
-func analyzeRate(_ path: String, model: LandmarkModel, parallel: Bool) throws -> (fps: Double, frames: Int, summary: String) {
+/// What `analyze` does for one input: the analysis session with the background rotation estimate,
+/// passive (the spec, `analyze`'s default) or prompted (the service's default; seed 1 draws the
+/// plan, and the session stops where the clip, made for neither, fails it).
+func analyzeRate(_ path: String, model: LandmarkModel, parallel: Bool,
+                 mode: ChallengeMode = .passive) throws -> (fps: Double, frames: Int, summary: String) {
     let source = try FrameSource(path: path)
-    let session = try AnalysisSession(source: source, model: model, policy: LivenessPolicy(), seed: 1,
+    var policy = LivenessPolicy()
+    policy.challengeMode = mode
+    let session = try AnalysisSession(source: source, model: model, policy: policy, seed: 1,
                                       rotation: VideoRotationEstimator(width: source.width, height: source.height),
                                       parallelStages: parallel)
     let outcome = try session.run { _ in }
@@ -121,11 +126,13 @@ func ratioText(_ values: [Double], digits: Int) -> String {
 /// shared machine spoils one round, not one column: medians, and the ratios' ranges.
 func measureClip(_ path: String, label: String, model: LandmarkModel, rounds: Int) throws {
     var decode: [Double] = [], openCV: [Double] = [], overlapped: [Double] = [], inTurn: [Double] = [], naive: [Double] = []
-    var toDecode: [Double] = [], toOpenCV: [Double] = [], toNaive: [Double] = []
+    var toDecode: [Double] = [], toOpenCV: [Double] = [], toNaive: [Double] = [], promptedToDecode: [Double] = []
     var frames = 0, summary = ""
     for _ in 0..<rounds {
         let analyzed = try analyzeRate(path, model: model, parallel: true)
         let turn = try analyzeRate(path, model: model, parallel: false)
+        let prompted = try analyzeRate(path, model: model, parallel: true, mode: .prompted)
+        let promptedDecoded = try decodeRate(path, limit: prompted.frames)
         let decoded = try decodeRate(path, limit: analyzed.frames)
         let reference = try openCVDecodeRate(path, limit: analyzed.frames)
         let baseline = try naiveRate(path, model: model, limit: min(60, analyzed.frames))
@@ -134,13 +141,15 @@ func measureClip(_ path: String, label: String, model: LandmarkModel, rounds: In
         decode.append(decoded.fps); openCV.append(reference); overlapped.append(analyzed.fps); inTurn.append(turn.fps)
         naive.append(baseline)
         toDecode.append(analyzed.fps / decoded.fps); toOpenCV.append(analyzed.fps / reference); toNaive.append(analyzed.fps / baseline)
+        promptedToDecode.append(prompted.fps / promptedDecoded.fps)
     }
     print(label.padding(toLength: 16, withPad: " ", startingAt: 0)
           + String(format: " %6d  %10.1f  %10.1f  %11.1f  %16.1f  %9.1f  ", frames, median(decode), median(openCV),
                    median(overlapped), median(inTurn), median(naive))
           + ratioText(toDecode, digits: 2).padding(toLength: 18, withPad: " ", startingAt: 0) + "  "
           + ratioText(toOpenCV, digits: 2).padding(toLength: 18, withPad: " ", startingAt: 0) + "  "
-          + ratioText(toNaive, digits: 1).padding(toLength: 18, withPad: " ", startingAt: 0) + "  " + summary)
+          + ratioText(toNaive, digits: 1).padding(toLength: 18, withPad: " ", startingAt: 0) + "  "
+          + ratioText(promptedToDecode, digits: 2).padding(toLength: 18, withPad: " ", startingAt: 0) + "  " + summary)
 }
 
 func scaleBenchmark(widths: [Int], rounds: Int) throws {
@@ -159,7 +168,8 @@ func scaleBenchmark(widths: [Int], rounds: Int) throws {
     print("model load: \(String(format: "%.2f", load)) s; \(ProcessInfo.processInfo.activeProcessorCount) cores; release build; "
           + "\(rounds) rounds in turn: medians, ratios as median (range)")
     print("decode: the engine's reader (libavcodec, no colour conversion); OpenCV: cv::VideoCapture, frames to BGR (the reader before)")
-    print("clip             frames  decode fps  OpenCV fps  analyze fps  (stages in turn)  naive fps  analyze/decode      analyze/OpenCV      analyze/naive       verdict")
+    print("analyze: passive (the spec); prompted/decode: the same clip judged prompted (seed 1's plan) against decoding its frames")
+    print("clip             frames  decode fps  OpenCV fps  analyze fps  (stages in turn)  naive fps  analyze/decode      analyze/OpenCV      analyze/naive       prompted/decode     verdict (passive)")
     for width in widths {
         let clips = try makeScaleClips(width: width, in: dir)
         for (name, path) in [("cap", clips.cap), ("early", clips.early)] {
