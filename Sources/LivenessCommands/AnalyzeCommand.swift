@@ -133,7 +133,7 @@ public enum AnalyzeCommand {
     }
 
     static func humanLine(_ result: JobResult) -> String {
-        let input = Console.printable(result.input)
+        let input = Console.printable(ForeignNames.shown(result.input))
         guard let report = result.report else { return "\(input): no report" }
         var line = "\(input): \(report.summary)"
         if result.skipped { line += " [report already complete; --force to redo]" }
@@ -151,7 +151,7 @@ public enum AnalyzeCommand {
         }
         // No report could be encoded: still one valid JSON line naming the input and the problem.
         struct Fallback: Encodable { var input: String; var error: String }
-        let fallback = Fallback(input: result.input, error: result.error?.description ?? "no report could be encoded")
+        let fallback = Fallback(input: ForeignNames.shown(result.input), error: result.error?.description ?? "no report could be encoded")
         let data = (try? encoder.encode(fallback)) ?? Data("{\"error\":\"no report\"}".utf8)
         return String(decoding: data, as: UTF8.self)
     }

@@ -20,17 +20,27 @@ for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descr
     if descriptor == STDOUT_FILENO { console.markStandardOutputClosed() }
 }
 // Swift's strings hold Unicode only: an argument that is not UTF-8 (a file name in Latin-1, say)
-// arrives with its bad bytes replaced, and the file "does not exist". Say what is wrong instead.
+// would arrive with its bad bytes replaced, and the file would "not exist". Such a name is read
+// through a UTF-8 alias (a symbolic link named with the bytes written \xNN; ForeignNames).
+var arguments: [String] = []
 for index in 1..<Int(CommandLine.argc) {
-    guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
-    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
-    let shown = bytes.map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0) }.joined()
-    console.error("error: argument \(index) is not valid UTF-8 (\(shown)): this engine reads UTF-8 file names only; rename the file")
-    exit(2)
+    guard let raw = CommandLine.unsafeArgv[index] else { continue }
+    if let text = String(validatingCString: raw) {
+        arguments.append(text)
+        continue
+    }
+    let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw)))
+    do {
+        arguments.append(try ForeignNames.alias(forPath: bytes))
+    } catch {
+        console.error("error: argument \(index) is not valid UTF-8 (\(ForeignNames.escaped(bytes))): \(error.problem); "
+                      + "a name that is not UTF-8 can name only an existing file or folder (an output to be created needs a UTF-8 name)")
+        exit(2)
+    }
 }
 // The commands that write files stop cleanly on SIGINT, SIGTERM and SIGHUP: no temporaries left,
 // an interrupted input's report says so (the service handles its own signals).
-if let command = CommandLine.arguments.dropFirst().first, ["analyze", "trace", "replay", "regress"].contains(command) {
+if let command = arguments.first, ["analyze", "trace", "replay", "regress"].contains(command) {
     Interruption.install()
 }
-exit(LivenessCLI.run(Array(CommandLine.arguments.dropFirst()), console: console))
+exit(LivenessCLI.run(arguments, console: console))

@@ -218,14 +218,51 @@ final class FileSafetyTests: XCTestCase {
         XCTAssertFalse(result.errors.contains("OpenCV"), result.errors)
     }
 
-    /// A file name that is not UTF-8 cannot reach the engine intact (Swift's strings are
-    /// Unicode): it used to be "No such file or directory" for a file that exists.
-    func testANonUTF8FileNameIsSaidToBeOne() throws {
+    /// Issue 27: a file name that is not UTF-8 was "No such file or directory" for a file that
+    /// exists (Swift's strings are Unicode). It is read through an alias and named as `\xNN`: the
+    /// verdict is the same file's under a UTF-8 name, the report and the folder name it
+    /// recognisably, a rerun finds its report, and no alias is left behind.
+    func testANonUTF8FileNameIsAnalysedAndShownWithItsBytesEscaped() throws {
+        let still = try Fixtures.generated("astronaut-still.mp4")
+        let aliases = { try Set(self.fm.contentsOfDirectory(atPath: self.path("tmp")).filter { $0.hasPrefix("liveness-names-") }) }
+        try fm.createDirectory(atPath: path("tmp"), withIntermediateDirectories: true)
         // The name caf\xe9.mp4 (Latin-1), made and passed by the shell as raw bytes.
-        let run = try Fixtures.runTool("/bin/sh", ["-c", #"cp "$1" "$(printf 'caf\351.mp4')" && exec "$0" analyze "$(printf 'caf\351.mp4')""#,
-                                                   try Fixtures.livenessExecutable(), try Fixtures.generated("astronaut-still.mp4")], in: dir)
-        XCTAssertEqual(run.status, 2)
-        XCTAssertTrue(run.errors.contains(#"argument 2 is not valid UTF-8 (caf\xe9.mp4)"#), run.errors)
+        let script = #"cp "$1" "$(printf 'caf\351.mp4')" && TMPDIR="$PWD/tmp" exec "$0" analyze "$(printf 'caf\351.mp4')" --output out 1>&2"#
+        let run = try Fixtures.runTool("/bin/sh", ["-c", script, try Fixtures.livenessExecutable(), still], in: dir)
+        XCTAssertEqual(run.status, 1, run.errors)
+        // (standard output sent to standard error, which the harness keeps)
+        XCTAssertTrue(run.errors.hasPrefix(#"caf\xe9.mp4: failed: presentationAttack"#), run.errors)
+        let report = try report("out/caf_xe9")
+        XCTAssertEqual((report["input"] as? [String: Any])?["path"] as? String, #"caf\xe9.mp4"#)
+        let reference = try self.run(["analyze", still, "--output", "ref"])
+        XCTAssertEqual(reference.status, 1)
+        XCTAssertEqual(report["verdict"] as? NSDictionary, try self.report("ref/astronaut-still")["verdict"] as? NSDictionary)
+        XCTAssertEqual(try aliases(), [], "the alias folder is removed at exit")
+        // Again: the report is found complete (the folder is claimed by the name as shown).
+        let again = try Fixtures.runTool("/bin/sh", ["-c", script, try Fixtures.livenessExecutable(), still], in: dir)
+        XCTAssertTrue(again.errors.contains("[report already complete; --force to redo] -> out/caf_xe9/report.json"), again.errors)
+        XCTAssertEqual(try aliases(), [])
+    }
+
+    /// Inside a folder, a file whose name (or whose folder's name) is not UTF-8 is found byte by
+    /// byte and analysed beside the others; a name that is not UTF-8 for something that does not
+    /// exist (an output to be created) is refused with what to do.
+    func testNonUTF8NamesInAFolderAreFoundAndANewOutputNeedsAUTF8Name() throws {
+        let still = try Fixtures.generated("astronaut-still.mp4")
+        let script = #"mkdir -p "in/$(printf 'sub\377')" && cp "$1" in/ok.mp4 && cp "$1" "in/$(printf 'sub\377')/$(printf 'x\351.mp4')" && exec "$0" analyze in --output out 1>&2"#
+        let run = try Fixtures.runTool("/bin/sh", ["-c", script, try Fixtures.livenessExecutable(), still], in: dir)
+        XCTAssertEqual(run.status, 1, run.errors)
+        let lines = run.errors.split(separator: "\n").map(String.init).filter { $0.contains(": failed: ") }
+        XCTAssertEqual(lines.count, 2, run.errors)
+        XCTAssertTrue(lines.contains { $0.hasPrefix(#"in/sub\xff/x\xe9.mp4: failed: presentationAttack"#) }, run.errors)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("in/ok.mp4: failed: presentationAttack") }, run.errors)
+        XCTAssertEqual((try report("out/sub_xff-x_xe9")["input"] as? [String: Any])?["path"] as? String, #"in/sub\xff/x\xe9.mp4"#)
+        // An output that does not exist yet cannot be named in bytes that are not UTF-8.
+        let refused = try Fixtures.runTool("/bin/sh", ["-c", #"exec "$0" trace "$1" --output "$(printf 't\351.csv')""#,
+                                                       try Fixtures.livenessExecutable(), still], in: dir)
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(refused.errors.contains(#"argument 4 is not valid UTF-8 (t\xe9.csv): no such file or folder"#), refused.errors)
+        XCTAssertTrue(refused.errors.contains("an output to be created needs a UTF-8 name"), refused.errors)
     }
 
     /// Issue 27: `trace` had no budget (it reads whole inputs): a 1-hour face-less clip at 1 fps

@@ -67,7 +67,7 @@ public enum AnalysisJob {
             result.error = error
             return result
         }
-        if !options.force, let existing = completeReport(at: reportPath), existing.input.path == input,
+        if !options.force, let existing = completeReport(at: reportPath), existing.input.path == ForeignNames.shown(input),
            ReportSealing.isSealed(folder: folder, key: options.signingKey), requestedOutputsExist(folder: folder, options: options) {
             result.report = existing
             result.skipped = true

@@ -44,7 +44,9 @@ public final class BatchRunner: @unchecked Sendable {
     /// input (claimed by a run over `a/clip.mp4`, now or earlier, in this process or another, when
     /// this one is `b/clip.mp4`; or holding its report from before claims were written), then
     /// `name-<hash of the input path>`. Deterministic, so a rerun finds its own report.
-    static func folder(for input: String, named name: String, in directory: String) -> String {
+    static func folder(for path: String, named name: String, in directory: String) -> String {
+        // A name that is not UTF-8 is claimed as shown (\xNN), not by its per-process alias.
+        let input = ForeignNames.shown(path)
         let plain = directory + "/" + name
         let hashed = plain + "-" + String(InputList.fnv1a(input), radix: 16).suffix(8)
         if FolderClaim.owner(of: plain) == nil, let owner = AnalysisJob.reportInput(at: plain + "/report.json"), owner != input {

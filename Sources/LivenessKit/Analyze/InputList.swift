@@ -23,8 +23,12 @@ public struct InputList: Sendable {
             var isDirectory: ObjCBool = false
             if files.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue {
                 let base = URL(fileURLWithPath: argument).standardizedFileURL
+                // Foundation names a file whose name is not UTF-8 with U+FFFD for its bad bytes, a
+                // path that does not exist: those are found byte by byte instead and read through
+                // an alias (ForeignNames).
                 let urls = (files.enumerator(at: base, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? [])
                     .filter { Self.extensions.contains($0.pathExtension.lowercased()) }
+                    .filter { !$0.path.contains("\u{FFFD}") || files.fileExists(atPath: $0.path) }
                 var entries: [(String, String)] = []
                 for url in urls {
                     let relative = String(url.standardizedFileURL.path.dropFirst(base.path.count + 1))
@@ -32,8 +36,14 @@ public struct InputList: Sendable {
                     let stem = (relative as NSString).deletingPathExtension.replacingOccurrences(of: "/", with: "-")
                     entries.append((path, stem))
                 }
+                for foreign in ForeignNames.nonUTF8Files(below: base.path)
+                where Self.extensions.contains((foreign.relative as NSString).pathExtension.lowercased()) {
+                    let stem = (foreign.relative as NSString).deletingPathExtension.replacingOccurrences(of: "/", with: "-")
+                    ForeignNames.register(foreign.alias, shownAs: (argument.hasSuffix("/") ? argument : argument + "/") + foreign.relative)
+                    entries.append((foreign.alias, stem))
+                }
                 if entries.isEmpty { emptyDirectories.append(argument) }
-                found += entries.sorted { $0.0 < $1.0 }
+                found += entries.sorted { ForeignNames.shown($0.0) < ForeignNames.shown($1.0) }
             } else {
                 found.append((argument, URL(fileURLWithPath: argument).deletingPathExtension().lastPathComponent))
             }
@@ -48,11 +58,12 @@ public struct InputList: Sendable {
     }
 
     /// Keeps the entries of shard `index` of `count`: those whose path hashes (FNV-1a, 64-bit)
-    /// to `index` modulo `count`. Deterministic across machines and independent of the order of
-    /// the arguments, so N machines given the same archive split it without overlap.
+    /// to `index` modulo `count` (a name that is not UTF-8 hashes as shown, `\xNN`, not as its
+    /// alias). Deterministic across machines and independent of the order of the arguments, so N
+    /// machines given the same archive split it without overlap.
     public func shard(_ index: Int, of count: Int) -> InputList {
         var copy = self
-        copy.entries = entries.filter { Int(Self.fnv1a($0.path) % UInt64(count)) == index }
+        copy.entries = entries.filter { Int(Self.fnv1a(ForeignNames.shown($0.path)) % UInt64(count)) == index }
         return copy
     }
 

@@ -50,10 +50,12 @@ public enum Interruption {
                 guard first else {
                     // A second signal: stop now.
                     TemporaryFiles.removeAll()
+                    ForeignNames.removeAliases()
                     _exit(128 + number)
                 }
                 DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
                     TemporaryFiles.removeAll()
+                    ForeignNames.removeAliases()
                     _exit(128 + number)
                 }
             }

@@ -16,7 +16,8 @@ public struct ReportInput: Sendable, Equatable, Codable {
         case stream
     }
 
-    /// The input file's path as given on the command line.
+    /// The input file's path as given on the command line (a name that is not UTF-8 with its
+    /// bad bytes written `\xNN`; ForeignNames).
     public var path: String
     /// What kind of input it is.
     public var kind: Kind
@@ -48,7 +49,7 @@ public struct ReportInput: Sendable, Equatable, Codable {
     public init(path: String, kind: Kind, width: Int? = nil, height: Int? = nil, fps: Double? = nil,
                 frames: Int? = nil, durationSeconds: Double? = nil, rotationDegrees: Int? = nil,
                 mirrored: Bool? = nil, sampleAspectRatio: Double? = nil) {
-        self.path = path
+        self.path = ForeignNames.shown(path)
         self.kind = kind
         self.width = width
         self.height = height
