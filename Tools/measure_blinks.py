@@ -129,20 +129,28 @@ def measure_clip(args, name, video, policy, labels):
     engine_all = ev.engine_events(rows)
     engine = [e for e in engine_all if e["credited"]]
     entry = labels.get(name)
+    if entry is not None and not entry.get("checked", True):
+        entry = None  # listed but not checked by eye yet: not scored
     blinks, excluded, _ = split_labels(entry)
-    es = ev.score(engine, blinks, excluded, args.tolerance)
-    ps = ev.score(peer, blinks, excluded, args.tolerance)
     seconds = float(rows[-1]["seconds"]) + (float(rows[-1]["seconds"]) - float(rows[-2]["seconds"]) if len(rows) > 1 else 0)
-    for lst in (es["false"],):
+    lo, hi = (entry or {}).get("checkedSeconds", [0.0, seconds])
+    inside = lambda e: e["end"] >= lo and e["start"] <= hi  # noqa: E731
+    scored_engine = [e for e in engine if inside(e)]
+    scored_peer = [e for e in peer if inside(e)]
+    es = ev.score(scored_engine, blinks, excluded, args.tolerance)
+    ps = ev.score(scored_peer, blinks, excluded, args.tolerance)
+    seconds = min(seconds, hi) - lo
+    for lst in (es["false"], ps["false"]):
         for e in lst:
             e["cause"] = cause_of(e, entry, args.tolerance)
+            if not e["cause"] and any(ev.gap(e, b) <= args.tolerance + 1e-9 for b in blinks + excluded):
+                e["cause"] = "a second event on one labelled closure (the signal fell back under the threshold inside it)"
     for lst in (es["missed"], ps["missed"]):
         for b in lst:
             b["cause"] = b.get("note", "")
-    for e in ps["false"]:
-        e["cause"] = cause_of(e, entry, args.tolerance)
     return {
         "file": name, "face": True, "labelled": entry is not None, "frames": len(rows), "seconds": round(seconds, 3),
+        "checkedSeconds": [lo, hi] if entry is not None and "checkedSeconds" in entry else None,
         "framesMismatch": len(rows) != len(frames),
         "labelledBlinks": len(blinks), "excludedLabels": len(excluded),
         "engine": {"events": len(engine), "uncreditedEvents": len(engine_all) - len(engine),
@@ -323,7 +331,12 @@ def print_text(out, args):
     print("| --- | ---: | ---: | ---: | --- | --- | ---: | ---: | --- | --- |")
     for r in out["clips"]:
         e, p = r["engine"], r["peer"]
-        lab = str(r["labelledBlinks"]) + (" (+%d excl.)" % r["excludedLabels"] if r["excludedLabels"] else "") if r["labelled"] else "unlabelled"
+        lab = str(r["labelledBlinks"]) + (" (+%d excl.)" % r["excludedLabels"] if r["excludedLabels"] else "") if r["labelled"] else "not checked"
+        if r.get("checkedSeconds"):
+            lab += " (%g-%g s)" % tuple(r["checkedSeconds"])
+        if not r["labelled"]:
+            print("| %s | %.1f | %s | %d | — | — | — | %d | — | — |" % (r["file"], r["seconds"], lab, e["events"], p["events"]))
+            continue
         print("| %s | %.1f | %s | %d%s | %d/%d/%d | %s / %s | %.1f | %d | %d/%d/%d | %s / %s |" % (
             r["file"], r["seconds"], lab, e["events"], (" (+%d uncredited)" % e["uncreditedEvents"]) if e["uncreditedEvents"] else "",
             e["tp"], e["fp"], e["fn"], fmt(e["precision"]), fmt(e["recall"]), e["falsePerMinute"] or 0,
@@ -340,13 +353,13 @@ def print_text(out, args):
         print("skipped (no face for the peer, or a failure): " + ", ".join(out["skipped"]))
     print()
     print("engine false events and misses (cause from the label file's checked notes):")
-    for r in out["clips"]:
+    for r in (r for r in out["clips"] if r["labelled"]):
         for e in r["engine"]["false"]:
             print("  %s  FALSE  %.2f-%.2f s (peak %.2f)  %s" % (r["file"], e["start"], e["end"], e["peak"], e.get("cause") or "(no cause noted)"))
         for b in r["engine"]["missed"]:
             print("  %s  MISSED %.2f-%.2f s  %s" % (r["file"], b["start"], b["end"], b.get("cause") or "(no note)"))
     print("peer false events and misses:")
-    for r in out["clips"]:
+    for r in (r for r in out["clips"] if r["labelled"]):
         for e in r["peer"]["false"]:
             print("  %s  FALSE  %.2f-%.2f s  %s" % (r["file"], e["start"], e["end"], e.get("cause") or "(no cause noted)"))
         for b in r["peer"]["missed"]:
