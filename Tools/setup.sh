@@ -4,15 +4,18 @@
 #
 #   Tools/setup.sh          the engine, the service and the bundled sample (README command 1)
 #   Tools/setup.sh --test   the same plus what the test suite and CI use (README command 2)
+#   Tools/setup.sh --measure  also the blink peer's venv for Tools/measure_blinks.py (never in CI)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 with_tests=0
+with_measure=0
 for arg in "$@"; do
   case "$arg" in
     --test) with_tests=1 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
-    *) echo "setup: unknown argument '$arg' (Tools/setup.sh [--test])" >&2; exit 2 ;;
+    --measure) with_measure=1 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "setup: unknown argument '$arg' (Tools/setup.sh [--test] [--measure])" >&2; exit 2 ;;
   esac
 done
 
@@ -43,6 +46,7 @@ test_packages=(
 )
 wanted=("${packages[@]}")
 ((with_tests)) && wanted+=("${test_packages[@]}")
+((with_measure)) && wanted+=(python3-venv python3-opencv)  # the peer's venv; contact sheets (docs/blinks.md)
 missing=()
 for p in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -82,6 +86,16 @@ if ((with_tests)); then
     /usr/bin/python3 Tools/generate_cases.py
   else
     echo "setup: the engine is not built yet; 'liveness regress' and the tests render the generated cases"
+  fi
+fi
+# The blink measurement's independent peer (docs/blinks.md): MediaPipe Face Mesh from PyPI in
+# its own venv, never in the engine and never installed by CI (only with --measure).
+if ((with_measure)); then
+  venv=${LIVENESS_PEER_VENV:-/work/.venvs/mediapipe}
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import mediapipe" 2>/dev/null; then
+    echo "setup: making the blink peer's venv $venv (mediapipe==0.10.14)"
+    /usr/bin/python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet "mediapipe==0.10.14"
   fi
 fi
 echo "setup: ready"
