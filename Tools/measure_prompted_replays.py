@@ -68,6 +68,8 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--generated", action="store_true",
                     help="also the generated attack species (Recordings/.cache/cases/attack-*/video.mp4)")
+    ap.add_argument("--only", nargs="+", metavar="NAME",
+                    help="judge only the clips whose file or case name contains one of these")
     args = ap.parse_args()
     labels = json.load(open(os.path.join(args.recordings, "labels.json")))["recordings"]
     clips = [(os.path.join(args.recordings, l["file"]), l.get("live", True) is not False)
@@ -76,6 +78,8 @@ def main():
         cases = os.path.join(ROOT, "Recordings", ".cache", "cases")
         clips += [(os.path.join(cases, c, "video.mp4"), False) for c in sorted(os.listdir(cases))
                   if c.startswith("attack-") and os.path.exists(os.path.join(cases, c, "video.mp4"))]
+    if args.only:
+        clips = [(c, live) for c, live in clips if any(o in c for o in args.only)]
     work = tempfile.mkdtemp(prefix="prompted-")
     policy_files = {}
     for name, policy in POLICIES.items():
@@ -101,11 +105,11 @@ def main():
                 print(f"{name(clip)}: no trace (not a readable video)", file=sys.stderr)
                 continue
             results[clip] = {"live": live}
-            for name, policy_file in policy_files.items():
+            for policy_name, policy_file in policy_files.items():
                 runs = list(pool.map(lambda s: judge(args.liveness, traces[clip], policy_file, s),
                                      range(1, args.seeds + 1)))
                 hows = collections.Counter(r.get("how", "error") for r in runs)
-                results[clip][name] = {"passed": hows.get("passed", 0), "sessions": len(runs), "outcomes": dict(hows),
+                results[clip][policy_name] = {"passed": hows.get("passed", 0), "sessions": len(runs), "outcomes": dict(hows),
                                        "meanFollowed": sum(r.get("followed", 0) for r in runs) / len(runs)}
             row = results[clip]
             print(f"{name(clip):40s} {'live' if live else 'ATTACK':6s} "
