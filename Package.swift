@@ -60,7 +60,9 @@ let package = Package(
         // Swift overlay: the only module that imports CFaceTracking.
         .target(name: "FaceTracking", dependencies: ["CFaceTracking"]),
         // Pure Swift: observations, policy, the state machine, events, verdict. No C, no I/O.
-        .target(name: "LivenessCore"),
+        // Foundation-free rounding (`rounded()`, `round`, `ceil`) lives in libm, which a package
+        // using LivenessCore alone must be told to link (the shim's link line hid it here).
+        .target(name: "LivenessCore", linkerSettings: [.linkedLibrary("m")]),
         // libsodium (Debian's libsodium-dev), imported by LivenessEvidence only.
         .systemLibrary(name: "CSodium", path: "Sources/CSodium", providers: [.apt(["libsodium-dev"])]),
         // Signed reports: Ed25519 keys, the canonical JSON form, report.sig, verification.
