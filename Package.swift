@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "LivenessKit", targets: ["LivenessKit"]),
         .library(name: "LivenessService", targets: ["LivenessService"]),
         .library(name: "LivenessEvidence", targets: ["LivenessEvidence"]),
+        .library(name: "LivenessStore", targets: ["LivenessStore"]),
     ],
     targets: [
         // C header + C++ implementation over OpenCV 4.6 and dlib 19.24. The only code that
@@ -69,8 +70,14 @@ let package = Package(
         .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking", "LivenessEvidence"]),
         // libwebsockets 4.1 (Debian's libwebsockets-dev), imported by LivenessService only.
         .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets", providers: [.apt(["libwebsockets-dev"])]),
+        // SQLite 3 (Debian's libsqlite3-dev), imported by LivenessStore only.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The durable session store of `liveness serve --data-dir` (docs/store.md): one protocol,
+        // the SQLite backend. Stills are sealed with LivenessEvidence's StoreKey (libsodium).
+        .target(name: "LivenessStore", dependencies: ["CSQLite", "LivenessEvidence"]),
         // The network service: HTTP API and the WebSocket stream on libwebsockets.
-        .target(name: "LivenessService", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking", "LivenessEvidence"]),
+        .target(name: "LivenessService", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking", "LivenessEvidence",
+                                                        "LivenessStore"]),
         // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from
         // the library API that integrators link (LivenessKit, LivenessService).
         .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService",
@@ -85,6 +92,7 @@ let package = Package(
         .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
         .testTarget(name: "LivenessServiceTests", dependencies: ["LivenessService", "LivenessKit", "LivenessCore", "FaceTracking",
                                                                  "TestSupport"]),
+        .testTarget(name: "LivenessStoreTests", dependencies: ["LivenessStore", "LivenessEvidence", "TestSupport"]),
         .testTarget(name: "LivenessEvidenceTests", dependencies: ["LivenessEvidence", "LivenessKit", "LivenessCommands", "TestSupport"]),
         .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "TestSupport",
                                                              "LivenessCommands"],

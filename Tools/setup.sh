@@ -28,6 +28,7 @@ packages=(
   libpng-dev libjpeg-dev  # image headers checked before decoding; PNG without libpng's warnings
   libsodium-dev        # Ed25519 signatures and SHA-256 of signed reports (report.sig)
   libwebsockets-dev    # libwebsockets 4.1: the service's HTTP, WebSocket and TLS (liveness serve)
+  libsqlite3-dev       # SQLite 3: the durable session store of liveness serve --data-dir (docs/store.md)
   pkg-config
   ffmpeg               # builds the sample clip from the astronaut portrait
   python3 python3-pip unzip  # fetch the portrait from the scikit-image wheel
