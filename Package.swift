@@ -84,7 +84,8 @@ let package = Package(
                                                         "LivenessEvidence"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessCommands"]),
         // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
-        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessCommands"],
+        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessCommands",
+                                                               "LivenessEvidence"],
                           path: "Tools/Benchmark"),
         // Paths of test inputs (generated samples, the shared real footage) for the test targets.
         .target(name: "TestSupport", path: "Tests/Support"),
