@@ -72,9 +72,11 @@ let package = Package(
         .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets", providers: [.apt(["libwebsockets-dev"])]),
         // SQLite 3 (Debian's libsqlite3-dev), imported by LivenessStore only.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        // The durable session store of `liveness serve --data-dir` (docs/store.md): one protocol,
-        // the SQLite backend. Stills are sealed with LivenessEvidence's StoreKey (libsodium).
-        .target(name: "LivenessStore", dependencies: ["CSQLite", "LivenessEvidence"]),
+        // The durable session store of `liveness serve --data-dir` / `--store` (docs/store.md): one
+        // protocol, the SQLite and PostgreSQL backends. Stills are sealed with LivenessEvidence's StoreKey (libsodium).
+        // libpq (Debian's libpq-dev), imported by LivenessStore only: the PostgreSQL backend.
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
+        .target(name: "LivenessStore", dependencies: ["CSQLite", "CPostgres", "LivenessEvidence"]),
         // The network service: HTTP API and the WebSocket stream on libwebsockets.
         .target(name: "LivenessService", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking", "LivenessEvidence",
                                                         "LivenessStore"]),

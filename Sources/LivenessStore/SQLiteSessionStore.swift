@@ -142,16 +142,14 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
             }
             // A sealed constant: a restart with another key fails here, not at the first still.
             if let sealed = try connection.query("SELECT value FROM meta WHERE key = 'key_check'").first?.first?.blob {
-                guard key.open(sealed) == Array(keyCheck.utf8) else {
+                guard key.open(sealed) == StoreFormat.keyCheck else {
                     throw StoreError("\(connection.path): the store key does not open this store (it was created with another key); give the key it was created with")
                 }
             } else {
-                try connection.query("INSERT INTO meta (key, value) VALUES ('key_check', ?)", [.blob(key.seal(Array(keyCheck.utf8)))])
+                try connection.query("INSERT INTO meta (key, value) VALUES ('key_check', ?)", [.blob(key.seal(StoreFormat.keyCheck))])
             }
         }
     }
-
-    private static let keyCheck = "liveness-store/1 key check"
 
     /// SQLite's result codes said as what they mean for the operator.
     private static func explained(_ error: StoreError, path: String) -> StoreError {
@@ -209,7 +207,7 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
               let hash = row[0].blob, let state = row[1].text.flatMap(SessionState.init(rawValue:)) else { return .unknown }
         if state == .finished { return .unknown }
         if state == .created && (row[2].real ?? 0) <= now.timeIntervalSince1970 { return .unknown }
-        guard Self.equal(hash, tokenSHA256) else { return .badToken }
+        guard StoreFormat.equal(hash, tokenSHA256) else { return .badToken }
         guard state == .created, let session = try fetch(id) else { return .alreadyStarted }
         return .claimed(session)
     }
@@ -228,7 +226,7 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
                 for (kind, jpeg) in [(StillKind.autoshot, result.autoshot), (.snapshot, result.snapshot)] {
                     guard let jpeg else { continue }
                     try connection.query("INSERT INTO stills (session_id, kind, sealed) VALUES (?, ?, ?)",
-                                         [.text(id), .text(kind.rawValue), .blob(key.seal(Self.stillHeader(id, kind) + jpeg))])
+                                         [.text(id), .text(kind.rawValue), .blob(key.seal(StoreFormat.stillHeader(id, kind) + jpeg))])
                 }
                 return true
             }
@@ -243,7 +241,7 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
         try locked { () throws(StoreError) -> [UInt8]? in
             guard let sealed = try connection.query("SELECT sealed FROM stills WHERE session_id = ? AND kind = ?",
                                                     [.text(id), .text(kind.rawValue)]).first?.first?.blob else { return nil }
-            let header = Self.stillHeader(id, kind)
+            let header = StoreFormat.stillHeader(id, kind)
             // Opened with this store's key, and bound to this session and kind: a sealed still
             // copied into another row does not open as that row's.
             guard let plain = key.open(sealed), plain.count >= header.count, Array(plain[0..<header.count]) == header else {
@@ -361,26 +359,7 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
             SELECT id, state, policy, seed, created_at, expires_at, owner, finished_at, status, reason, report, signature,
                 prompt_log, prompted, (SELECT group_concat(kind) FROM stills WHERE session_id = sessions.id)
             FROM sessions WHERE id = ?
-            """, [.text(id)]).first,
-            let state = row[1].text.flatMap(SessionState.init(rawValue:)) else { return nil }
-        return StoredSession(
-            id: row[0].text ?? id, state: state, policy: row[2].blob ?? [], seed: UInt64(bitPattern: row[3].integer ?? 0),
-            createdAt: Date(timeIntervalSince1970: row[4].real ?? 0), expiresAt: Date(timeIntervalSince1970: row[5].real ?? 0),
-            owner: row[6].text, finishedAt: row[7].real.map(Date.init(timeIntervalSince1970:)), status: row[8].text, reason: row[9].text,
-            report: row[10].blob, signature: row[11].blob, promptLog: row[12].blob, prompted: (row[13].integer ?? 0) != 0,
-            stills: Set((row[14].text ?? "").split(separator: ",").compactMap { StillKind(rawValue: String($0)) }))
-    }
-
-    /// What a sealed still starts with, inside the seal: the format, the session and the kind.
-    private static func stillHeader(_ id: String, _ kind: StillKind) -> [UInt8] {
-        Array("liveness-still/1\n\(id)\n\(kind.rawValue)\n".utf8)
-    }
-
-    /// Constant-time equality (hashes of tokens).
-    private static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for i in 0..<a.count { difference |= a[i] ^ b[i] }
-        return difference == 0
+            """, [.text(id)]).first else { return nil }
+        return StoreFormat.session(from: row, id: id)
     }
 }
