@@ -83,7 +83,7 @@ let package = Package(
         // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from
         // the library API that integrators link (LivenessKit, LivenessService).
         .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService",
-                                                        "LivenessEvidence"]),
+                                                        "LivenessEvidence", "LivenessStore"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessCommands"]),
         // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
         .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessCommands",

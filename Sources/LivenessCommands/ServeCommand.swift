@@ -4,6 +4,7 @@ import Foundation
 import LivenessEvidence
 import LivenessKit
 import LivenessService
+import LivenessStore
 
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +29,8 @@ public enum ServeCommand {
             .flag("--allow-weaker-policy", "Accept a policy weaker than the spec on a security threshold (marked in the report)."),
             .option("--sign-key", "FILE", "Sign every session's report (GET /v1/sessions/{id}/report.sig) and signed uploads with this private key (liveness keygen)."),
             .option("--data-dir", "DIR", "Keep sessions and results in DIR/liveness.db (SQLite) across restarts (docs/store.md). Without it, in memory only.", group: "store"),
-            .option("--store-key", "FILE", "The key (32 random bytes, mode 0600) that seals the stills kept in --data-dir.", group: "store"),
+            .option("--store-key", "FILE", "The key (32 random bytes, mode 0600) that seals the stills kept in --data-dir or --store.", group: "store"),
+            .option("--store", "URL", "Keep them in PostgreSQL instead of --data-dir (postgres://user@host/database), for instances on several machines (with --store-key)."),
             .option("--retention", "SECONDS", "How long a finished session's report and stills are kept (default 600)."),
             .flag("--demo", "Let the hosted page at / create its own sessions (POST /demo/sessions; loopback only)."),
         ],
@@ -51,6 +53,7 @@ public enum ServeCommand {
             if let path = parsed.value("--sign-key") { configuration.signingKey = try SigningKey.load(path: path) }
             if let file = parsed.value("--token-file") { configuration.apiToken = try ServiceConfiguration.readToken(path: file) }
             configuration.dataDirectory = parsed.value("--data-dir")
+            configuration.storeURL = parsed.value("--store")
             if let path = parsed.value("--store-key") {
                 do { configuration.storeKey = try StoreKey.load(path: path) } catch {
                     throw ServiceError("--store-key \(error.subject): \(error.problem)")
@@ -78,7 +81,9 @@ public enum ServeCommand {
         if let key = configuration.signingKey {
             console.out("liveness serve: signing reports with \(key.publicKey.fingerprint) (GET /v1/sessions/{id}/report.sig, prompts.jsonl)")
         }
-        if let directory = configuration.dataDirectory {
+        if let url = configuration.storeURL {
+            console.out("liveness serve: sessions and results kept in PostgreSQL (\(PostgresSessionStore.redacted(url))) for \(Int(configuration.limits.resultRetentionSeconds)) s after they finish, stills sealed (docs/store.md)")
+        } else if let directory = configuration.dataDirectory {
             console.out("liveness serve: sessions and results kept in \(directory)/liveness.db for \(Int(configuration.limits.resultRetentionSeconds)) s after they finish, stills sealed (docs/store.md)")
         } else {
             console.out("liveness serve: sessions and results in memory only (a restart loses them; --data-dir keeps them)")

@@ -127,7 +127,7 @@ final class HTTPRoutes: @unchecked Sendable {
             guard authorized(request) else { return unauthorized() }
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4",
                                 body: Array(metrics.prometheus(activeSessions: host.activeSessions,
-                                                               store: host.store.map { _ in "sqlite" }).utf8))
+                                                               store: host.store.map { $0 is PostgresSessionStore ? "postgres" : "sqlite" }).utf8))
         }
         if parts == ["v1", "capabilities"] && get { return .json(200, capabilities()) }
         if parts == ["v1", "sessions"] && post {

@@ -62,10 +62,26 @@ public final class LivenessServer: @unchecked Sendable {
         if configuration.demo && !configuration.isLoopback {
             throw ServiceError("--demo lets the page create its own sessions: it is allowed on a loopback bind only")
         }
-        if configuration.storeKey != nil && configuration.dataDirectory == nil && configuration.store == nil {
+        if configuration.storeKey != nil && configuration.dataDirectory == nil && configuration.storeURL == nil && configuration.store == nil {
             throw ServiceError("--store-key seals the stills of the store in --data-dir: give --data-dir too")
         }
+        if configuration.dataDirectory != nil && configuration.storeURL != nil {
+            throw ServiceError("--data-dir and --store name two stores: give one")
+        }
         var store = configuration.store
+        if store == nil, let url = configuration.storeURL {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw ServiceError("--store takes a PostgreSQL URL (postgres://user@host/database); for a folder use --data-dir")
+            }
+            guard let key = configuration.storeKey else {
+                throw ServiceError("--store keeps stills, which are biometric data, sealed with a key: give --store-key FILE (32 random bytes: head -c 32 /dev/urandom > FILE && chmod 600 FILE; docs/store.md)")
+            }
+            do {
+                store = try PostgresSessionStore(url: url, key: key)
+            } catch {
+                throw ServiceError("the session store: \(error.message)")
+            }
+        }
         if store == nil, let directory = configuration.dataDirectory {
             guard let key = configuration.storeKey else {
                 throw ServiceError("--data-dir keeps stills, which are biometric data, sealed with a key: give --store-key FILE (32 random bytes: head -c 32 /dev/urandom > FILE && chmod 600 FILE; docs/store.md)")

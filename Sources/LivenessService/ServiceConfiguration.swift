@@ -39,6 +39,9 @@ public struct ServiceConfiguration: Sendable {
     /// `limits.resultRetentionSeconds` after they finish. Needs `storeKey`. Nil: every session and
     /// result lives in this process's memory only, and nothing is written to disk.
     public var dataDirectory: String?
+    /// A PostgreSQL server for the store instead of a folder (`--store postgres://…`,
+    /// `PostgresSessionStore`): for instances on several machines. Needs `storeKey`.
+    public var storeURL: String?
     /// The key that seals stills in the store (`--store-key FILE`, `StoreKey.load`).
     public var storeKey: StoreKey?
     /// A store to use instead of opening `dataDirectory` (tests, other backends).

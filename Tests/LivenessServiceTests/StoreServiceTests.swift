@@ -219,6 +219,59 @@ final class StoreServiceTests: XCTestCase {
         }
     }
 
+    /// Phase 2 of issue 28: two instances on one PostgreSQL server (started by the test). Eight
+    /// simultaneous upgrades for one token through either instance: one opens. A live recording
+    /// streamed through one instance and read from the other: the same report and stills; erased
+    /// through either; the server stopped: readiness fails.
+    func testTwoInstancesOnOnePostgreSQLServer() throws {
+        let postgres = try TemporaryPostgres(self)
+        let key = try key()
+        let instances = try (0..<2).map { _ in
+            try startService {
+                $0.storeURL = postgres.url
+                $0.storeKey = key
+                $0.storeSweepSeconds = 0.25
+            }
+        }
+        let addresses = try instances.map { try address($0) }
+        let (id, token) = try session(addresses[0])
+        let opened = Opened()
+        DispatchQueue.concurrentPerform(iterations: 8) { n in
+            guard let connection = try? WebSocketConnection(address: addresses[n % 2], path: "/v1/sessions/\(id)/stream", token: token),
+                  case .text? = connection.next(timeout: 20) else { return }
+            opened.add(connection, instance: n % 2)
+        }
+        XCTAssertEqual(opened.connections.count, 1, "one stream for one token")
+        opened.connections.first?.0.close()
+
+        // A recording streamed through the second instance, its result read from the first.
+        var streamer = RecordingStreamer(address: addresses[1])
+        streamer.challengeMode = .passive
+        let outcome = try streamer.run(try FrameSource(path: try Fixtures.generated("cases/blink-then-turn/video.mp4")))
+        XCTAssertEqual(outcome.verdict?["status"] as? String, "passed")
+        let fromFirst = try fetch(instances[0], "/v1/sessions/\(outcome.sessionID)")
+        XCTAssertEqual(fromFirst.status, 200)
+        XCTAssertEqual(Array(fromFirst.body), try XCTUnwrap(outcome.report), "the other instance serves the same report")
+        let still = try fetch(instances[0], "/v1/sessions/\(outcome.sessionID)/snapshot.jpg")
+        XCTAssertEqual(still.status, 200)
+        XCTAssertEqual(still.body, try fetch(instances[1], "/v1/sessions/\(outcome.sessionID)/snapshot.jpg").body)
+        XCTAssertEqual(try postgres.psql("SELECT state, status FROM liveness_sessions WHERE id = '\(outcome.sessionID)'"), ["finished|passed"])
+        XCTAssertEqual(try postgres.psql("SELECT count(*) FROM liveness_stills WHERE session_id = '\(outcome.sessionID)'"), ["2"])
+        let metrics = String(decoding: try fetch(instances[0], "/metrics").body, as: UTF8.self)
+        XCTAssertTrue(metrics.contains("liveness_store_info{backend=\"postgres\"} 1"), metrics)
+        XCTAssertEqual(try fetch(instances[0], "/healthz").status, 200)
+
+        // Erased through the first: gone for both.
+        XCTAssertEqual(try fetch(instances[0], "/v1/sessions/\(outcome.sessionID)", method: "DELETE").status, 204)
+        XCTAssertEqual(try fetch(instances[1], "/v1/sessions/\(outcome.sessionID)").status, 404)
+        XCTAssertEqual(try postgres.psql("SELECT count(*) FROM liveness_stills"), ["0"])
+
+        // The server going away: readiness fails, nothing crashes.
+        postgres.stop()
+        XCTAssertEqual(try fetch(instances[1], "/healthz").status, 503)
+        XCTAssertEqual(try fetch(instances[1], "/v1/sessions", method: "POST").status, 503)
+    }
+
     func testDeleteErasesASessionWhereverItIsAndIsCounted() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let tokenFile = dir.appendingPathComponent("api.token")
@@ -326,6 +379,9 @@ final class StoreServiceTests: XCTestCase {
             (["--data-dir", fresh, "--store-key", short], "holds 31 bytes; a store key is exactly 32"),
             (["--data-dir", fresh], "give --store-key FILE"),
             (["--store-key", key], "give --data-dir too"),
+            (["--store", "mysql://db/x", "--store-key", key], "--store takes a PostgreSQL URL"),
+            (["--store", "postgres://u:secret@127.0.0.1:1/x", "--store-key", key], "cannot connect to the PostgreSQL server"),
+            (["--store", "postgres://u@127.0.0.1:1/x", "--data-dir", fresh, "--store-key", key], "--data-dir and --store name two stores"),
         ]
         for (arguments, expected) in cases {
             let process = Process()
@@ -340,6 +396,7 @@ final class StoreServiceTests: XCTestCase {
             XCTAssertEqual(process.terminationReason, .exit, "\(arguments): \(text)")
             XCTAssertEqual(process.terminationStatus, 2, "\(arguments): \(text)")
             XCTAssertTrue(text.hasPrefix("error: ") && text.contains(expected), "\(arguments): \(text)")
+            XCTAssertFalse(text.contains("secret"), "a password is never repeated: \(text)")
         }
         // The corrupt file was left as it was, for the operator to look at.
         XCTAssertEqual(try Data(contentsOf: corrupt.appendingPathComponent(SQLiteSessionStore.fileName)), Data(repeating: 0x41, count: 10_000))
