@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "LivenessKit", targets: ["LivenessKit"]),
         .library(name: "LivenessService", targets: ["LivenessService"]),
         .library(name: "LivenessEvidence", targets: ["LivenessEvidence"]),
+        .library(name: "LivenessStore", targets: ["LivenessStore"]),
     ],
     targets: [
         // C header + C++ implementation over OpenCV 4.6 and dlib 19.24. The only code that
@@ -71,22 +72,32 @@ let package = Package(
         .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking", "LivenessEvidence"]),
         // libwebsockets 4.1 (Debian's libwebsockets-dev), imported by LivenessService only.
         .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets", providers: [.apt(["libwebsockets-dev"])]),
+        // SQLite 3 (Debian's libsqlite3-dev), imported by LivenessStore only.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The durable session store of `liveness serve --data-dir` / `--store` (docs/store.md): one
+        // protocol, the SQLite and PostgreSQL backends. Stills are sealed with LivenessEvidence's StoreKey (libsodium).
+        // libpq (Debian's libpq-dev), imported by LivenessStore only: the PostgreSQL backend.
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
+        .target(name: "LivenessStore", dependencies: ["CSQLite", "CPostgres", "LivenessEvidence"]),
         // The network service: HTTP API and the WebSocket stream on libwebsockets.
-        .target(name: "LivenessService", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking", "LivenessEvidence"]),
+        .target(name: "LivenessService", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking", "LivenessEvidence",
+                                                        "LivenessStore"]),
         // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from
         // the library API that integrators link (LivenessKit, LivenessService).
         .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService",
-                                                        "LivenessEvidence"]),
+                                                        "LivenessEvidence", "LivenessStore"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessCommands"]),
         // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
-        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessCommands"],
+        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessCommands",
+                                                               "LivenessEvidence"],
                           path: "Tools/Benchmark"),
         // Paths of test inputs (generated samples, the shared real footage) for the test targets.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "LivenessCore", "TestSupport"]),
         .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
         .testTarget(name: "LivenessServiceTests", dependencies: ["LivenessService", "LivenessKit", "LivenessCore", "FaceTracking",
-                                                                 "TestSupport"]),
+                                                                 "TestSupport", "LivenessStore", "LivenessEvidence"]),
+        .testTarget(name: "LivenessStoreTests", dependencies: ["LivenessStore", "LivenessEvidence", "TestSupport"]),
         .testTarget(name: "LivenessEvidenceTests", dependencies: ["LivenessEvidence", "LivenessKit", "LivenessCommands", "TestSupport"]),
         .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "TestSupport",
                                                              "LivenessCommands"],

@@ -31,6 +31,8 @@ packages=(
   libpng-dev libjpeg-dev  # image headers checked before decoding; PNG without libpng's warnings
   libsodium-dev        # Ed25519 signatures and SHA-256 of signed reports (report.sig)
   libwebsockets-dev    # libwebsockets 4.1: the service's HTTP, WebSocket and TLS (liveness serve)
+  libsqlite3-dev       # SQLite 3: the durable session store of liveness serve --data-dir (docs/store.md)
+  libpq-dev            # libpq: the PostgreSQL backend of the session store (liveness serve --store postgres://...)
   pkg-config
   ffmpeg               # builds the sample clip from the astronaut portrait
   python3 python3-pip unzip  # fetch the portrait from the scikit-image wheel
@@ -43,6 +45,7 @@ test_packages=(
   chromium             # headless browser for the hosted web flow's real-browser tests
   slurm-wlm munge      # SlurmArrayTests: a throwaway single-node Slurm runs analyze --shard auto (Tools/slurm-test.sh)
   python3-yaml         # ScaleDocTests: the Kubernetes manifest in docs/scale.md parses as YAML
+  postgresql           # PostgresSessionStoreTests: a throwaway server (initdb in a temporary folder, a unix socket)
 )
 wanted=("${packages[@]}")
 ((with_tests)) && wanted+=("${test_packages[@]}")

@@ -11,6 +11,9 @@ public struct BenchmarkOptions: Sendable, Equatable {
     public var sessions: Int?
     /// Seconds of streaming per measurement.
     public var seconds = 10.0
+    /// With `stream`: the service keeps its sessions in a session store in this folder
+    /// (`liveness serve --data-dir`, docs/store.md), sealed with a random key.
+    public var storeDirectory: String?
     /// Per-stage costs of this clip, repeated `repeats` times.
     public var pipelineVideo: String?
     public var repeats = 1
@@ -30,6 +33,7 @@ public struct BenchmarkOptions: Sendable, Equatable {
             .flag("--stream", "The streaming service under load: one session's latency, then concurrent real-time sessions."),
             .option("--sessions", "N", "With --stream: measure this many concurrent sessions only (1-256)."),
             .option("--seconds", "S", "With --stream: seconds of streaming per measurement (1-600, default 10)."),
+            .option("--data-dir", "DIR", "With --stream: the service keeps its sessions in a store in DIR, as liveness serve --data-dir (docs/store.md)."),
             .optionalValue("--pipeline", "VIDEO", "Per-stage costs of one clip (default ../shared/recordings/lp-d13-phone-selfie-glasses.mp4)."),
             .option("--repeat", "N", "With --pipeline: runs of the clip (1-100, default 1)."),
         ],
@@ -76,7 +80,8 @@ public struct BenchmarkOptions: Sendable, Equatable {
             options.pipelineVideo = named.isEmpty ? defaultPipelineVideo : named
         }
         options.repeats = try parsed.integer("--repeat", in: 1...100) ?? 1
-        for (option, mode) in [("--rounds", options.scaleSizes != nil), ("--sessions", options.stream), ("--seconds", options.stream),
+        options.storeDirectory = parsed.value("--data-dir")
+        for (option, mode) in [("--rounds", options.scaleSizes != nil), ("--sessions", options.stream), ("--seconds", options.stream), ("--data-dir", options.stream),
                                ("--repeat", options.pipelineVideo != nil)] where parsed.value(option) != nil && !mode {
             throw UsageError("\(option) belongs to another mode than the ones asked for")
         }

@@ -4,6 +4,7 @@ import Foundation
 import LivenessEvidence
 import LivenessKit
 import LivenessService
+import LivenessStore
 
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +28,10 @@ public enum ServeCommand {
             .option("--policy", "FILE", "The policy sessions are judged with (JSON; absent keys keep the defaults; sessions are prompted unless FILE names challengeMode)."),
             .flag("--allow-weaker-policy", "Accept a policy weaker than the spec on a security threshold (marked in the report)."),
             .option("--sign-key", "FILE", "Sign every session's report (GET /v1/sessions/{id}/report.sig) and signed uploads with this private key (liveness keygen)."),
+            .option("--data-dir", "DIR", "Keep sessions and results in DIR/liveness.db (SQLite) across restarts (docs/store.md). Without it, in memory only.", group: "store"),
+            .option("--store-key", "FILE", "The key (32 random bytes, mode 0600) that seals the stills kept in --data-dir or --store.", group: "store"),
+            .option("--store", "URL", "Keep them in PostgreSQL instead of --data-dir (postgres://user@host/database), for instances on several machines (with --store-key)."),
+            .option("--retention", "SECONDS", "How long a finished session's report and stills are kept (default 600)."),
             .flag("--demo", "Let the hosted page at / create its own sessions (POST /demo/sessions; loopback only)."),
         ],
         positionalCount: 0...0)
@@ -47,6 +52,14 @@ public enum ServeCommand {
             configuration.policy = try ServiceConfiguration.policy(file: parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
             if let path = parsed.value("--sign-key") { configuration.signingKey = try SigningKey.load(path: path) }
             if let file = parsed.value("--token-file") { configuration.apiToken = try ServiceConfiguration.readToken(path: file) }
+            configuration.dataDirectory = parsed.value("--data-dir")
+            configuration.storeURL = parsed.value("--store")
+            if let path = parsed.value("--store-key") {
+                do { configuration.storeKey = try StoreKey.load(path: path) } catch {
+                    throw ServiceError("--store-key \(error.subject): \(error.problem)")
+                }
+            }
+            if let seconds = try parsed.integer("--retention", in: 1...31_536_000) { configuration.limits.resultRetentionSeconds = Double(seconds) }
         } catch let error as UsageError {
             return console.usageError(error, spec: spec)
         } catch {
@@ -67,6 +80,13 @@ public enum ServeCommand {
             : "liveness serve: sessions are passive (the --policy file says so) unless the relying party asks for prompted")
         if let key = configuration.signingKey {
             console.out("liveness serve: signing reports with \(key.publicKey.fingerprint) (GET /v1/sessions/{id}/report.sig, prompts.jsonl)")
+        }
+        if let url = configuration.storeURL {
+            console.out("liveness serve: sessions and results kept in PostgreSQL (\(PostgresSessionStore.redacted(url))) for \(Int(configuration.limits.resultRetentionSeconds)) s after they finish, stills sealed (docs/store.md)")
+        } else if let directory = configuration.dataDirectory {
+            console.out("liveness serve: sessions and results kept in \(directory)/liveness.db for \(Int(configuration.limits.resultRetentionSeconds)) s after they finish, stills sealed (docs/store.md)")
+        } else {
+            console.out("liveness serve: sessions and results in memory only (a restart loses them; --data-dir keeps them)")
         }
         if configuration.demo {
             console.out("liveness serve: demo: open \(server.url)/ in a browser and press Verify (the page creates its own session)")

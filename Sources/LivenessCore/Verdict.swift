@@ -19,6 +19,10 @@ public enum FailureReason: String, Sendable, Codable {
     /// window (`PromptOutcome`); or the head turned while no prompt was open. The report's
     /// `prompts` says which.
     case challengeNotFollowed
+    /// The service stopped while the stream was open — a crash, `kill -9`, a power loss — and
+    /// the session was ended on its next start, or by another instance on the same store
+    /// (docs/store.md). Nothing was judged to the end: the frames went with the process.
+    case interrupted
 }
 
 /// The outcome of a session.

@@ -3,6 +3,7 @@ import Foundation
 import LivenessCore
 import LivenessEvidence
 import LivenessKit
+import LivenessStore
 
 /// An HTTP response, written by the event loop.
 struct HTTPResponse: Sendable {
@@ -39,7 +40,7 @@ struct HTTPResponse: Sendable {
 
 /// A request as the routes see it.
 struct HTTPRequest {
-    enum Method: String { case get = "GET", post = "POST", head = "HEAD", other }
+    enum Method: String { case get = "GET", post = "POST", head = "HEAD", delete = "DELETE", other }
     var method: Method
     var path: String
     /// The `Authorization` header's value, if any.
@@ -108,30 +109,57 @@ final class HTTPRoutes: @unchecked Sendable {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let get = request.method == .get, post = request.method == .post
         if parts == ["healthz"] && get {
-            return .json(200, ["status": "ok", "activeSessions": host.activeSessions])
+            // Readiness: with a store, only while it answers (an instance that cannot read or
+            // write its sessions must be taken out of a load balancer's rotation).
+            guard let store = host.store else { return .json(200, ["status": "ok", "activeSessions": host.activeSessions]) }
+            let started = ContinuousClock.now
+            do {
+                try store.check()
+                metrics.storeCall("check", seconds: (ContinuousClock.now - started).inSeconds)
+                return .json(200, ["status": "ok", "activeSessions": host.activeSessions, "store": "ok"])
+            } catch {
+                metrics.storeCall("check", seconds: (ContinuousClock.now - started).inSeconds, failed: true)
+                return .json(503, ["status": "unavailable", "activeSessions": host.activeSessions, "store": "unreachable"],
+                             headers: [("retry-after", "5")])
+            }
         }
         if parts == ["metrics"] && get {
             guard authorized(request) else { return unauthorized() }
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4",
-                                body: Array(metrics.prometheus(activeSessions: host.activeSessions).utf8))
+                                body: Array(metrics.prometheus(activeSessions: host.activeSessions,
+                                                               store: host.store.map { $0 is PostgresSessionStore ? "postgres" : "sqlite" }).utf8))
         }
         if parts == ["v1", "capabilities"] && get { return .json(200, capabilities()) }
         if parts == ["v1", "sessions"] && post {
             guard authorized(request) else { return unauthorized() }
             return createSession(request.body)
         }
+        if parts.count == 3 && parts[0] == "v1" && parts[1] == "sessions" && request.method == .delete {
+            // Erasure on the relying party's request: everything of the session, wherever kept.
+            guard authorized(request) else { return unauthorized() }
+            do {
+                guard try host.erase(id: parts[2]) else {
+                    return .error(404, "notFound", "no session \(parts[2]) (unknown, expired or already erased)")
+                }
+                return HTTPResponse(status: 204, contentType: "application/json", body: [])
+            } catch {
+                return storeUnavailable()
+            }
+        }
         if parts.count == 3 && parts[0] == "v1" && parts[1] == "sessions" && get {
             guard authorized(request) else { return unauthorized() }
             let id = parts[2]
-            guard let result = host.result(id: id) else {
+            let found: SessionHost.SessionResult?
+            do { found = try host.result(id: id) } catch { return storeUnavailable() }
+            guard let result = found else {
                 return .error(404, "notFound", "no session \(id) (unknown, or its result has expired)")
             }
-            guard result.state == .finished, let report = result.report, let data = try? report.jsonData() else {
-                return .json(202, ["id": id, "state": result.state.rawValue])
+            guard result.state == "finished", let data = result.report else {
+                return .json(202, ["id": id, "state": result.state])
             }
             // With a key, the result points to its signature (RFC 8288 link), fetched beside it.
             let link: [(String, String)] = result.signature == nil ? [] : [("link", "</v1/sessions/\(id)/report.sig>; rel=\"signature\"")]
-            return HTTPResponse(status: 200, contentType: "application/json", body: [UInt8](data), headers: link)
+            return HTTPResponse(status: 200, contentType: "application/json", body: data, headers: link)
         }
         if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && parts[3] == "stream" && get {
             // The camera client's question before it opens the stream: is this link still usable?
@@ -143,6 +171,7 @@ final class HTTPRoutes: @unchecked Sendable {
             switch host.peek(id: parts[2], token: Array(header.dropFirst(7).utf8)) {
             case .success: return .json(200, ["id": parts[2], "state": "created"])
             case .failure(.alreadyStarted): return .error(410, "used", "this session's stream was already opened: the link is spent")
+            case .failure(.storeUnavailable): return storeUnavailable()
             case .failure: return .error(404, "notFound", "no such session for this token (unknown, expired or finished)")
             }
         }
@@ -152,10 +181,12 @@ final class HTTPRoutes: @unchecked Sendable {
             guard configuration.signingKey != nil else {
                 return .error(404, "notFound", "this service does not sign reports (start it with --sign-key)")
             }
-            guard let result = host.result(id: id) else {
+            let found: SessionHost.SessionResult?
+            do { found = try host.result(id: id) } catch { return storeUnavailable() }
+            guard let result = found else {
                 return .error(404, "notFound", "no session \(id) (unknown, or its result has expired)")
             }
-            guard result.state == .finished else { return .json(202, ["id": id, "state": result.state.rawValue]) }
+            guard result.state == "finished" else { return .json(202, ["id": id, "state": result.state]) }
             guard let signature = result.signature else {
                 return .error(500, "internal", "the report of session \(id) could not be signed")
             }
@@ -169,14 +200,19 @@ final class HTTPRoutes: @unchecked Sendable {
             guard configuration.signingKey != nil else {
                 return .error(404, "notFound", "this service does not sign prompt logs (start it with --sign-key)")
             }
-            guard let result = host.promptLog(id: id) else {
+            let found: SessionHost.SessionResult?
+            do { found = try host.result(id: id) } catch { return storeUnavailable() }
+            guard let result = found else {
                 return .error(404, "notFound", "no session \(id) (unknown, or its result has expired)")
             }
-            guard result.state == .finished else { return .json(202, ["id": id, "state": result.state.rawValue]) }
+            guard result.state == "finished" else { return .json(202, ["id": id, "state": result.state]) }
             guard result.prompted else {
                 return .error(404, "notPrompted", "session \(id) was passive: it issued no prompts")
             }
-            guard let log = result.log else {
+            if result.promptLog == nil && result.reason == FailureReason.interrupted.rawValue {
+                return .error(404, "interrupted", "session \(id) was interrupted: its prompt log went with the instance that streamed it")
+            }
+            guard let log = result.promptLog else {
                 return .error(500, "internal", "the prompt log of session \(id) could not be signed")
             }
             return HTTPResponse(status: 200, contentType: "application/jsonl", body: log)
@@ -184,7 +220,9 @@ final class HTTPRoutes: @unchecked Sendable {
         if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && (parts[3] == "autoshot.jpg" || parts[3] == "snapshot.jpg") && get {
             guard authorized(request) else { return unauthorized() }
             let id = parts[2], still = parts[3]
-            guard let result = host.result(id: id), let jpeg = still == "autoshot.jpg" ? result.autoshot : result.snapshot else {
+            let found: [UInt8]?
+            do { found = try host.still(id: id, kind: still == "autoshot.jpg" ? .autoshot : .snapshot) } catch { return storeUnavailable() }
+            guard let jpeg = found else {
                 return .error(404, "notFound", "no \(still) for session \(id): stills are released with a passed verdict only")
             }
             return HTTPResponse(status: 200, contentType: "image/jpeg", body: jpeg)
@@ -194,6 +232,11 @@ final class HTTPRoutes: @unchecked Sendable {
             return .error(405, "methodNotAllowed", "\(request.method.rawValue) is not allowed on \(request.path)")
         }
         return .error(404, "notFound", "no such resource: \(request.path)")
+    }
+
+    /// The store could not be read or written (docs/store.md): try again shortly.
+    func storeUnavailable() -> HTTPResponse {
+        .error(503, "storeUnavailable", "the session store cannot be read or written now; try again shortly", headers: [("retry-after", "5")])
     }
 
     func unauthorized() -> HTTPResponse {
@@ -210,7 +253,7 @@ final class HTTPRoutes: @unchecked Sendable {
         if let origin = request.origin?.lowercased(), origin != "http://" + hostHeader && origin != "https://" + hostHeader {
             return .error(403, "forbidden", "the demo answers its own page only (Origin \(origin))")
         }
-        demoSessions.removeAll { host.result(id: $0).map { $0.state == .finished } ?? true }
+        demoSessions.removeAll { ((try? host.result(id: $0)) ?? nil).map { $0.state == "finished" } ?? true }
         // At the cap, a session whose page never opened its stream (reloaded, closed) gives way.
         if demoSessions.count >= Self.maxOpenDemoSessions, let index = demoSessions.firstIndex(where: { host.expireIfUnclaimed($0) }) {
             demoSessions.remove(at: index)
@@ -257,9 +300,14 @@ final class HTTPRoutes: @unchecked Sendable {
                 seed = UInt64(n.doubleValue)
             }
         }
-        guard let created = host.create(policy: policy, seed: seed) else {
+        let created: SessionHost.Created
+        switch host.create(policy: policy, seed: seed) {
+        case let .success(value): created = value
+        case .failure(.full):
             return .error(503, "tooManySessions", "\(configuration.limits.maxSessions) sessions are already active; try again shortly",
                           headers: [("retry-after", "5")])
+        case .failure(.store):
+            return storeUnavailable()
         }
         let formatter = ISO8601DateFormatter()
         return .json(201, [

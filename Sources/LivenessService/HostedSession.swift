@@ -31,6 +31,9 @@ enum SessionControl {
     /// The service is stopping (SIGTERM, SIGINT): the session ends `cancelled` with its verdict
     /// message and a close frame, not a bare end of the connection.
     case shutdown
+    /// The relying party erased the session (`DELETE /v1/sessions/{id}`): it ends `cancelled`
+    /// like `shutdown`, and nothing of it is kept.
+    case erased
 }
 
 /// One session of `liveness serve`: created by the relying party, streamed by one camera client,
@@ -42,8 +45,9 @@ final class HostedSession {
     }
 
     let id: String
-    /// The camera client's single-use token.
-    let token: [UInt8]
+    /// SHA-256 of the camera client's single-use token (the token itself is not kept, here or
+    /// in the store).
+    let tokenSHA256: [UInt8]
     /// The relying party's policy for this session.
     let policy: LivenessPolicy
     let seed: UInt64
@@ -69,8 +73,11 @@ final class HostedSession {
     var streamOpenedAt: ContinuousClock.Instant?
     var lastMessageAt: ContinuousClock.Instant
     var finishedAt: ContinuousClock.Instant?
-    /// The result for the relying party, once finished.
-    var report: LivenessReport?
+    /// Erased by the relying party while streaming: its result is dropped, not kept.
+    var erased = false
+    /// The result for the relying party, once finished: the report as served (JSON).
+    var report: [UInt8]?
+    var reason: FailureReason?
     var autoshot: [UInt8]?
     var snapshot: [UInt8]?
     /// `report.sig` of the report, when the service signs (docs/signing.md).
@@ -81,9 +88,9 @@ final class HostedSession {
     /// service signs.
     var promptLog: [UInt8]?
 
-    init(id: String, token: [UInt8], policy: LivenessPolicy, seed: UInt64, now: ContinuousClock.Instant, expiresAt: Date) {
+    init(id: String, tokenSHA256: [UInt8], policy: LivenessPolicy, seed: UInt64, now: ContinuousClock.Instant, expiresAt: Date) {
         self.id = id
-        self.token = token
+        self.tokenSHA256 = tokenSHA256
         self.policy = policy
         self.seed = seed
         createdAt = now

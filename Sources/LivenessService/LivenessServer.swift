@@ -3,6 +3,7 @@ import FaceTracking
 import Foundation
 import LivenessCore
 import LivenessKit
+import LivenessStore
 
 #if canImport(Glibc)
 import Glibc
@@ -61,10 +62,41 @@ public final class LivenessServer: @unchecked Sendable {
         if configuration.demo && !configuration.isLoopback {
             throw ServiceError("--demo lets the page create its own sessions: it is allowed on a loopback bind only")
         }
+        if configuration.storeKey != nil && configuration.dataDirectory == nil && configuration.storeURL == nil && configuration.store == nil {
+            throw ServiceError("--store-key seals the stills of the store in --data-dir: give --data-dir too")
+        }
+        if configuration.dataDirectory != nil && configuration.storeURL != nil {
+            throw ServiceError("--data-dir and --store name two stores: give one")
+        }
+        var store = configuration.store
+        if store == nil, let url = configuration.storeURL {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw ServiceError("--store takes a PostgreSQL URL (postgres://user@host/database); for a folder use --data-dir")
+            }
+            guard let key = configuration.storeKey else {
+                throw ServiceError("--store keeps stills, which are biometric data, sealed with a key: give --store-key FILE (32 random bytes: head -c 32 /dev/urandom > FILE && chmod 600 FILE; docs/store.md)")
+            }
+            do {
+                store = try PostgresSessionStore(url: url, key: key)
+            } catch {
+                throw ServiceError("the session store: \(error.message)")
+            }
+        }
+        if store == nil, let directory = configuration.dataDirectory {
+            guard let key = configuration.storeKey else {
+                throw ServiceError("--data-dir keeps stills, which are biometric data, sealed with a key: give --store-key FILE (32 random bytes: head -c 32 /dev/urandom > FILE && chmod 600 FILE; docs/store.md)")
+            }
+            do {
+                store = try SQLiteSessionStore(directory: directory, key: key)
+            } catch {
+                throw ServiceError("the session store: \(error.message)")
+            }
+        }
         self.configuration = configuration
         host = SessionHost(model: model, limits: configuration.limits, metrics: metrics)
         host.signingKey = configuration.signingKey
         host.promptSeed = configuration.promptSeed
+        host.store = store
         routes = HTTPRoutes(configuration: configuration, host: host, metrics: metrics)
         // An uploaded recording was made without prompts from this service: it is judged passive.
         var uploadPolicy = configuration.policy
@@ -152,6 +184,9 @@ public final class LivenessServer: @unchecked Sendable {
         let bracketed = bindAddress.contains(":") ? "[\(bindAddress)]" : bindAddress
         routes.demoHosts = Set(["localhost", "127.0.0.1", "[::1]", bracketed].map { "\($0):\(port)" })
         host.wake = { [weak self] in self?.wakeLoop() }
+        // Before the first request: this instance's heartbeat, the sessions a previous run left
+        // streaming ended `interrupted`, what expired while it was down swept.
+        host.maintainStore(staleAfterSeconds: configuration.storeStaleSeconds)
         host.start(workers: configuration.workers)
         uploads.start { [weak self] id, response in self?.finishedUpload(id, response) }
 
@@ -161,9 +196,15 @@ public final class LivenessServer: @unchecked Sendable {
         loopThread = loop
         loop.start()
         let timer = Thread { [self] in
+            let clock = ContinuousClock()
+            var upkeep = clock.now
             while !isStopping {
                 Thread.sleep(forTimeInterval: 0.25)
                 host.housekeeping()
+                if host.store != nil && (clock.now - upkeep).inSeconds >= configuration.storeSweepSeconds {
+                    upkeep = clock.now
+                    host.maintainStore(staleAfterSeconds: configuration.storeStaleSeconds)
+                }
                 wakeLoop()
             }
         }
@@ -188,6 +229,8 @@ public final class LivenessServer: @unchecked Sendable {
         }
         host.stop()
         uploads.stop()
+        // Its streams have ended (cancelled, stored): it no longer owns any session.
+        host.leaveStore()
         finished.signal()
     }
 
@@ -297,7 +340,8 @@ public final class LivenessServer: @unchecked Sendable {
         var uriLength: Int32 = 0
         let method = lws_http_get_uri_and_method(wsi, &uri, &uriLength)
         let requestMethod: HTTPRequest.Method = method == Int32(LWSHUMETH_GET) ? .get
-            : method == Int32(LWSHUMETH_POST) ? .post : method == Int32(LWSHUMETH_HEAD) ? .head : .other
+            : method == Int32(LWSHUMETH_POST) ? .post : method == Int32(LWSHUMETH_HEAD) ? .head
+            : method == Int32(LWSHUMETH_DELETE) ? .delete : .other
         let fullPath = uri.flatMap { uriLength > 0 ? String(decoding: UnsafeRawBufferPointer(start: $0, count: Int(uriLength)), as: UTF8.self) : nil } ?? path
         let cleanPath = String(fullPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "/")
         let exchange = HTTPExchange(id: nextID, wsi: wsi, request: HTTPRequest(method: requestMethod, path: cleanPath,

@@ -2,6 +2,7 @@ import Foundation
 import LivenessCore
 import LivenessEvidence
 import LivenessKit
+import LivenessStore
 
 /// How `liveness serve` runs.
 public struct ServiceConfiguration: Sendable {
@@ -33,6 +34,23 @@ public struct ServiceConfiguration: Sendable {
     /// The Ed25519 key that signs every finished session's report (`GET /v1/sessions/{id}/report.sig`)
     /// and signed uploads (`POST /v1/analyze/signed`); nil: reports are not signed.
     public var signingKey: SigningKey?
+    /// The folder of the durable session store (`--data-dir`, docs/store.md): sessions, reports,
+    /// signatures and sealed stills in `DIR/liveness.db` (SQLite), kept across restarts until
+    /// `limits.resultRetentionSeconds` after they finish. Needs `storeKey`. Nil: every session and
+    /// result lives in this process's memory only, and nothing is written to disk.
+    public var dataDirectory: String?
+    /// A PostgreSQL server for the store instead of a folder (`--store postgres://…`,
+    /// `PostgresSessionStore`): for instances on several machines. Needs `storeKey`.
+    public var storeURL: String?
+    /// The key that seals stills in the store (`--store-key FILE`, `StoreKey.load`).
+    public var storeKey: StoreKey?
+    /// A store to use instead of opening `dataDirectory` (tests, other backends).
+    public var store: SessionStore?
+    /// Seconds between runs of the store's upkeep: heartbeat, interrupted sessions, sweep.
+    public var storeSweepSeconds = 30.0
+    /// An instance on another machine whose heartbeat is older than this is gone: its streaming
+    /// sessions end `interrupted`. (On this machine, its process is looked up instead.)
+    public var storeStaleSeconds = 60.0
 
     /// Creates the defaults.
     public init() {}

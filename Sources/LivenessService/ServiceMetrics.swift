@@ -1,4 +1,5 @@
 import Foundation
+import LivenessStore
 
 /// The service's counters, exported as Prometheus text on `GET /metrics`. Thread-safe.
 final class ServiceMetrics: @unchecked Sendable {
@@ -14,6 +15,38 @@ final class ServiceMetrics: @unchecked Sendable {
     private var frameSecondsSum = 0.0
     private var frameSecondsCount = 0
     private var latencies: [Double] = []
+    /// Upper bounds of the `liveness_store_seconds` buckets.
+    static let storeBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
+    private var storeCalls: [String: (buckets: [Int], sum: Double, count: Int)] = [:]
+    private var storeErrors: [String: Int] = [:]
+    private var erasures = 0
+    private var sweeps = 0
+    private var swept: [String: Int] = ["retention": 0, "expired": 0]
+
+    /// A call to the store (`op`: create, claim, peek, finish, read, still, erase, heartbeat,
+    /// orphans, sweep, check) that took `seconds`; `failed` when it threw.
+    func storeCall(_ operation: String, seconds: Double, failed: Bool = false) {
+        lock.withLock {
+            var entry = storeCalls[operation] ?? ([Int](repeating: 0, count: Self.storeBuckets.count), 0, 0)
+            for (i, bound) in Self.storeBuckets.enumerated() where seconds <= bound { entry.buckets[i] += 1 }
+            entry.sum += seconds
+            entry.count += 1
+            storeCalls[operation] = entry
+            if failed { storeErrors[operation, default: 0] += 1 }
+        }
+    }
+
+    /// A session erased on the relying party's request.
+    func sessionErased() { lock.withLock { erasures += 1 } }
+
+    /// A sweep of the store ran and deleted this.
+    func swept(_ result: SweepResult) {
+        lock.withLock {
+            sweeps += 1
+            swept["retention", default: 0] += result.retained
+            swept["expired", default: 0] += result.expired
+        }
+    }
 
     func sessionEnded(status: String, reason: String?) {
         lock.withLock { sessionsTotal["\(status),\(reason ?? "")", default: 0] += 1 }
@@ -52,8 +85,9 @@ final class ServiceMetrics: @unchecked Sendable {
         }
     }
 
-    /// The Prometheus text exposition (version 0.0.4).
-    func prometheus(activeSessions: Int) -> String {
+    /// The Prometheus text exposition (version 0.0.4); the store's series when `store` (the
+    /// backend's name) is given.
+    func prometheus(activeSessions: Int, store: String? = nil) -> String {
         lock.withLock {
             var text = "# HELP liveness_sessions_active Sessions created or streaming.\n# TYPE liveness_sessions_active gauge\n"
             text += "liveness_sessions_active \(activeSessions)\n"
@@ -79,6 +113,30 @@ final class ServiceMetrics: @unchecked Sendable {
             text += "# TYPE liveness_uploads_total counter\n"
             for (status, count) in uploadsTotal.sorted(by: { $0.key < $1.key }) {
                 text += "liveness_uploads_total{status=\"\(status)\"} \(count)\n"
+            }
+            text += "# HELP liveness_sessions_erased_total Sessions erased on the relying party's request (DELETE /v1/sessions/{id}).\n"
+            text += "# TYPE liveness_sessions_erased_total counter\nliveness_sessions_erased_total \(erasures)\n"
+            guard let store else { return text }
+            text += "# HELP liveness_store_info The durable session store (docs/store.md).\n# TYPE liveness_store_info gauge\n"
+            text += "liveness_store_info{backend=\"\(store)\"} 1\n"
+            text += "# HELP liveness_store_seconds Time of one call to the session store, by operation.\n# TYPE liveness_store_seconds histogram\n"
+            for (operation, entry) in storeCalls.sorted(by: { $0.key < $1.key }) {
+                for (i, bound) in Self.storeBuckets.enumerated() {
+                    text += "liveness_store_seconds_bucket{op=\"\(operation)\",le=\"\(bound)\"} \(entry.buckets[i])\n"
+                }
+                text += "liveness_store_seconds_bucket{op=\"\(operation)\",le=\"+Inf\"} \(entry.count)\n"
+                text += "liveness_store_seconds_sum{op=\"\(operation)\"} \(entry.sum)\nliveness_store_seconds_count{op=\"\(operation)\"} \(entry.count)\n"
+            }
+            text += "# HELP liveness_store_errors_total Calls to the session store that failed, by operation.\n# TYPE liveness_store_errors_total counter\n"
+            for (operation, count) in storeErrors.sorted(by: { $0.key < $1.key }) {
+                text += "liveness_store_errors_total{op=\"\(operation)\"} \(count)\n"
+            }
+            text += "# HELP liveness_store_sweeps_total Runs of the store's sweeper.\n# TYPE liveness_store_sweeps_total counter\n"
+            text += "liveness_store_sweeps_total \(sweeps)\n"
+            text += "# HELP liveness_store_swept_total Sessions the sweeper deleted: finished past their retention, or created and never streamed.\n"
+            text += "# TYPE liveness_store_swept_total counter\n"
+            for (kind, count) in swept.sorted(by: { $0.key < $1.key }) {
+                text += "liveness_store_swept_total{kind=\"\(kind)\"} \(count)\n"
             }
             return text
         }

@@ -3,6 +3,7 @@ import Foundation
 import LivenessCore
 import LivenessEvidence
 import LivenessKit
+import LivenessStore
 
 /// The sessions of `liveness serve` and the worker threads that process their frames. The event
 /// loop hands it what arrives (`receive`), workers turn frames into messages with each session's
@@ -23,6 +24,27 @@ final class SessionHost: @unchecked Sendable {
     /// Why a WebSocket upgrade is refused.
     enum Refusal: Error, Equatable {
         case unknownSession, badToken, alreadyStarted
+        /// The store could not be asked (docs/store.md): nothing was claimed.
+        case storeUnavailable
+    }
+
+    /// Why `POST /v1/sessions` created nothing.
+    enum CreateFailure: Error {
+        /// `maxSessions` are active.
+        case full
+        /// The store did not take the session.
+        case store(StoreError)
+    }
+
+    /// A session as the relying party's routes see it, from memory or from the store.
+    struct SessionResult {
+        var state: String
+        /// The report as served (JSON), once finished.
+        var report: [UInt8]?
+        var reason: String?
+        var signature: [UInt8]?
+        var prompted: Bool
+        var promptLog: [UInt8]?
     }
 
     let model: LandmarkModel
@@ -47,6 +69,11 @@ final class SessionHost: @unchecked Sendable {
     /// Tests only (`ServiceConfiguration.promptSeed`): prompted plans drawn from this seed instead
     /// of the cryptographic generator. Set before the event loop starts.
     var promptSeed: UInt64?
+    /// The durable store (`--data-dir`, docs/store.md); nil: sessions and results live in this
+    /// process's memory only. Set before the event loop starts.
+    var store: SessionStore?
+    /// This process as the store knows it: the owner of the sessions it streams.
+    let instance = InstanceRecord.current()
 
     init(model: LandmarkModel, limits: ServiceLimits, metrics: ServiceMetrics) {
         self.model = model
@@ -163,6 +190,11 @@ final class SessionHost: @unchecked Sendable {
             metrics.error(error.code.rawValue)
             return [.text(ServerMessage.error(error, seq: session.lastSequence).json())]
                 + end(session, .cancelled, why: "the service shut down")
+        case .erased:
+            let error = StreamError(.sessionEnded, "the relying party erased this session", recoverable: false)
+            metrics.error(error.code.rawValue)
+            return [.text(ServerMessage.error(error, seq: session.lastSequence).json())]
+                + end(session, .cancelled, why: "the relying party erased the session")
         case .disconnected:
             return end(session, .cancelled, why: "the client disconnected")
         case let .timeout(why):
@@ -300,8 +332,33 @@ final class SessionHost: @unchecked Sendable {
                 promptLog = PromptLog(session: session.id, challenge: challenge).signed(with: signingKey)
             }
         }
+        let json = (try? report.jsonData()).map { [UInt8]($0) } ?? []
+        metrics.sessionEnded(status: report.verdict.status.rawValue, reason: report.verdict.reason?.rawValue)
+        if condition.withLock({ session.erased }) {
+            // Erased while it streamed: nothing of it is kept, anywhere.
+            forget(session)
+            return [.close(code: 1000, reason: "verdict given")]
+        }
+        if let store {
+            let result = FinishedSession(report: json, status: report.verdict.status.rawValue, reason: report.verdict.reason?.rawValue,
+                                         signature: signature, promptLog: promptLog, prompted: challenge.mode == .prompted,
+                                         autoshot: stills.autoshot, snapshot: stills.snapshot)
+            do {
+                let stored = try timed("finish") { () throws(StoreError) in
+                    try store.finish(id: session.id, owner: instance.id, result: result, now: Date())
+                }
+                // Served from the store from now on, by any instance; when the row was erased
+                // meanwhile (or ended by another instance that thought this one gone), dropped.
+                forget(session)
+                if stored { finished?(report) }
+                return [.close(code: 1000, reason: "verdict given")]
+            } catch {
+                // Kept in memory instead, for this instance to serve until its retention ends.
+            }
+        }
         condition.withLock {
-            session.report = report
+            session.report = json
+            session.reason = report.verdict.reason
             session.prompted = challenge.mode == .prompted
             session.promptLog = promptLog
             session.autoshot = stills.autoshot
@@ -310,48 +367,125 @@ final class SessionHost: @unchecked Sendable {
             session.state = .finished
             session.finishedAt = clock.now
         }
-        metrics.sessionEnded(status: report.verdict.status.rawValue, reason: report.verdict.reason?.rawValue)
         finished?(report)
         return [.close(code: 1000, reason: "verdict given")]
     }
 
+    /// Drops a finished session from memory (its result is in the store, or erased).
+    private func forget(_ session: HostedSession) {
+        condition.withLock {
+            session.state = .finished
+            session.finishedAt = clock.now
+            if sessions[session.id] === session { sessions[session.id] = nil }
+        }
+    }
+
+    /// Runs a store call, timing it into `liveness_store_seconds{op}` and counting its failure.
+    private func timed<T>(_ operation: String, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let started = clock.now
+        do {
+            let value = try body()
+            metrics.storeCall(operation, seconds: (clock.now - started).inSeconds)
+            return value
+        } catch {
+            metrics.storeCall(operation, seconds: (clock.now - started).inSeconds, failed: true)
+            throw error
+        }
+    }
+
     // MARK: Event loop side
 
-    /// Creates a session for the relying party; nil when `maxSessions` are already active.
-    func create(policy: LivenessPolicy, seed: UInt64? = nil) -> Created? {
-        condition.withLock {
-            guard sessions.values.filter(\.isActive).count < limits.maxSessions else { return nil }
-            let id = Secrets.hex(Secrets.randomBytes(12))
-            let token = Secrets.randomBytes(16)
-            let expires = Date().addingTimeInterval(limits.startTimeoutSeconds)
-            let session = HostedSession(id: id, token: Array(Secrets.hex(token).utf8), policy: policy,
-                                        seed: seed ?? UInt64.random(in: 0...UInt64.max), now: clock.now, expiresAt: expires)
-            sessions[id] = session
-            return Created(id: id, token: Secrets.hex(token), expiresAt: expires)
+    /// Creates a session for the relying party (in the store too, when there is one).
+    func create(policy: LivenessPolicy, seed: UInt64? = nil) -> Result<Created, CreateFailure> {
+        let id = Secrets.hex(Secrets.randomBytes(12))
+        let token = Secrets.hex(Secrets.randomBytes(16))
+        let hash = SHA256Digest(of: Array(token.utf8)).bytes
+        let now = Date()
+        let expires = now.addingTimeInterval(limits.startTimeoutSeconds)
+        let chosenSeed = seed ?? UInt64.random(in: 0...UInt64.max)
+        // Sessions are created on the event loop only: the count cannot change before the insert.
+        guard condition.withLock({ sessions.values.filter(\.isActive).count < limits.maxSessions }) else { return .failure(.full) }
+        if let store {
+            do {
+                let record = NewSession(id: id, tokenSHA256: hash, policy: Array((try? JSONEncoder().encode(policy)) ?? Data()),
+                                        seed: chosenSeed, createdAt: now, expiresAt: expires)
+                try timed("create") { () throws(StoreError) in try store.create(record) }
+            } catch {
+                return .failure(.store(error))
+            }
         }
+        condition.withLock {
+            sessions[id] = HostedSession(id: id, tokenSHA256: hash, policy: policy, seed: chosenSeed, now: clock.now, expiresAt: expires)
+        }
+        return .success(Created(id: id, token: token, expiresAt: expires))
     }
 
     /// Whether the camera client's `token` would open session `id` now, without claiming it
     /// (the hosted page asks before it turns the camera on).
     func peek(id: String, token: [UInt8]) -> Result<Void, Refusal> {
-        condition.withLock {
+        let hash = SHA256Digest(of: token).bytes
+        if let store {
+            do {
+                return Self.refusal(try timed("peek") { () throws(StoreError) in try store.peek(id: id, tokenSHA256: hash, now: Date()) })
+            } catch {
+                return .failure(.storeUnavailable)
+            }
+        }
+        return condition.withLock {
             guard let session = sessions[id], session.state != .finished else { return .failure(.unknownSession) }
-            guard Secrets.equal(session.token, token) else { return .failure(.badToken) }
+            guard Secrets.equal(session.tokenSHA256, hash) else { return .failure(.badToken) }
             guard session.state == .created else { return .failure(.alreadyStarted) }
             return .success(())
         }
     }
 
-    /// Checks a camera client's token for session `id` and claims the session (single use).
+    /// Checks a camera client's token for session `id` and claims the session (single use). With
+    /// a store, the store's one conditional update decides, whichever instance created the session
+    /// (and whether this process was restarted since): a session this process does not hold yet is
+    /// taken from the store's record.
     func claim(id: String, token: [UInt8]) -> Result<Void, Refusal> {
-        condition.withLock {
+        let hash = SHA256Digest(of: token).bytes
+        if let store {
+            let outcome: ClaimOutcome
+            do {
+                outcome = try timed("claim") { () throws(StoreError) in
+                    try store.claim(id: id, tokenSHA256: hash, owner: instance.id, now: Date())
+                }
+            } catch {
+                return .failure(.storeUnavailable)
+            }
+            guard case let .claimed(record) = outcome else { return Self.refusal(outcome) }
+            guard let policy = try? JSONDecoder().decode(LivenessPolicy.self, from: Data(record.policy)) else {
+                metrics.error("store")
+                return .failure(.unknownSession)
+            }
+            return condition.withLock {
+                let session = sessions[id] ?? HostedSession(id: id, tokenSHA256: hash, policy: policy, seed: record.seed, now: clock.now,
+                                                            expiresAt: record.expiresAt)
+                sessions[id] = session
+                session.state = .streaming
+                session.lastMessageAt = clock.now
+                session.streamOpenedAt = clock.now
+                return .success(())
+            }
+        }
+        return condition.withLock {
             guard let session = sessions[id], session.state != .finished else { return .failure(.unknownSession) }
-            guard Secrets.equal(session.token, token) else { return .failure(.badToken) }
+            guard Secrets.equal(session.tokenSHA256, hash) else { return .failure(.badToken) }
             guard session.state == .created else { return .failure(.alreadyStarted) }
             session.state = .streaming
             session.lastMessageAt = clock.now
             session.streamOpenedAt = clock.now
             return .success(())
+        }
+    }
+
+    private static func refusal(_ outcome: ClaimOutcome) -> Result<Void, Refusal> {
+        switch outcome {
+        case .claimed: return .success(())
+        case .unknown: return .failure(.unknownSession)
+        case .badToken: return .failure(.badToken)
+        case .alreadyStarted: return .failure(.alreadyStarted)
         }
     }
 
@@ -524,30 +658,129 @@ final class SessionHost: @unchecked Sendable {
     /// Forgets session `id` if its stream never opened (a demo page that was reloaded or
     /// closed); true when it did.
     func expireIfUnclaimed(_ id: String) -> Bool {
-        condition.withLock {
+        let expired = condition.withLock { () -> Bool in
             guard let session = sessions[id], session.state == .created else { return false }
             sessions[id] = nil
             metrics.sessionEnded(status: "expired", reason: nil)
             return true
         }
+        if expired, let store { _ = try? timed("erase") { () throws(StoreError) in try store.erase(id: id) } }
+        return expired
     }
 
-    /// A session's state, report and stills for the relying party.
-    func result(id: String) -> (state: HostedSession.State, report: LivenessReport?, autoshot: [UInt8]?, snapshot: [UInt8]?,
-                                signature: [UInt8]?)? {
-        condition.withLock {
-            guard let s = sessions[id] else { return nil }
-            return (s.state, s.report, s.autoshot, s.snapshot, s.signature)
+    /// A session's state and result for the relying party: from this process's memory while it
+    /// holds the session, else from the store; nil for an unknown, expired or erased session.
+    /// - Throws: when the store cannot be read.
+    func result(id: String) throws(StoreError) -> SessionResult? {
+        let held = condition.withLock { () -> SessionResult? in
+            // With a store, a session this process created but does not stream may be streamed or
+            // finished by another instance: the store knows.
+            guard let s = sessions[id], store == nil || s.state != .created else { return nil }
+            return SessionResult(state: s.state.rawValue, report: s.report, reason: s.reason?.rawValue, signature: s.signature,
+                                 prompted: s.prompted, promptLog: s.promptLog)
+        }
+        if let held { return held }
+        guard let store else { return nil }
+        guard let stored = try timed("read", { () throws(StoreError) in try store.session(id: id) }) else { return nil }
+        return SessionResult(state: stored.state.rawValue, report: stored.report, reason: stored.reason, signature: stored.signature,
+                             prompted: stored.prompted, promptLog: stored.promptLog)
+    }
+
+    /// A released still of a finished session (JPEG), from memory or the store (opened).
+    func still(id: String, kind: StillKind) throws(StoreError) -> [UInt8]? {
+        let held = condition.withLock { () -> (found: Bool, jpeg: [UInt8]?) in
+            guard let s = sessions[id], store == nil || s.state != .created else { return (false, nil) }
+            return (true, kind == .autoshot ? s.autoshot : s.snapshot)
+        }
+        if held.found { return held.jpeg }
+        guard let store else { return nil }
+        return try timed("still") { () throws(StoreError) in try store.still(id: id, kind: kind) }
+    }
+
+    /// Erases session `id` on the relying party's request (`DELETE /v1/sessions/{id}`): its
+    /// report, stills, signature and prompt log, in memory and in the store. A session this
+    /// process streams ends `cancelled` (its client is told) and its result is dropped.
+    /// - Returns: true when there was such a session.
+    /// - Throws: when the store cannot be written (nothing is claimed erased then).
+    func erase(id: String) throws(StoreError) -> Bool {
+        var found = condition.withLock { () -> Bool in
+            guard let session = sessions[id] else { return false }
+            if session.state == .streaming {
+                session.erased = true
+                session.controls.append(.erased)
+                schedule(session)
+            } else {
+                sessions[id] = nil
+            }
+            return true
+        }
+        if let store, try timed("erase", { () throws(StoreError) in try store.erase(id: id) }) != nil { found = true }
+        if found { metrics.sessionErased() }
+        return found
+    }
+
+    // MARK: Store upkeep
+
+    /// The store's upkeep, on the housekeeping thread: this instance's heartbeat, the sessions of
+    /// instances that are gone ended `interrupted`, and the sweep of what has expired. Errors are
+    /// counted (`liveness_store_errors_total`) and `/healthz` says so; the next run tries again.
+    func maintainStore(staleAfterSeconds: Double) {
+        guard let store else { return }
+        let now = Date()
+        var instance = instance
+        instance.heartbeatAt = now.timeIntervalSince1970
+        _ = try? timed("heartbeat") { () throws(StoreError) in try store.heartbeat(instance, now: now) }
+        if let orphans = try? timed("orphans", { () throws(StoreError) in
+            try store.orphans(except: instance.id, now: now, staleAfterSeconds: staleAfterSeconds)
+        }) {
+            for orphan in orphans { interrupt(orphan, store: store) }
+        }
+        // Sessions created here but claimed by another instance (or erased there) no longer count
+        // against this instance's --max-sessions.
+        let created = condition.withLock { sessions.values.filter { $0.state == .created }.map(\.id) }
+        for id in created {
+            let stored: StoredSession?
+            do { stored = try timed("read", { () throws(StoreError) in try store.session(id: id) }) } catch { continue }
+            guard stored?.state != .created else { continue }
+            condition.withLock { if sessions[id]?.state == .created { sessions[id] = nil } }
+        }
+        if let swept = try? timed("sweep", { () throws(StoreError) in
+            try store.sweep(now: now, retentionSeconds: limits.resultRetentionSeconds)
+        }) {
+            metrics.swept(swept)
         }
     }
 
-    /// A session's signed prompt log: its state, whether it was prompted (once finished) and the
-    /// log (prompted, with a signing key); nil for an unknown or forgotten session.
-    func promptLog(id: String) -> (state: HostedSession.State, prompted: Bool, log: [UInt8]?)? {
-        condition.withLock {
-            guard let s = sessions[id] else { return nil }
-            return (s.state, s.prompted, s.promptLog)
+    /// Ends a session whose instance died while it streamed: `failed`/`interrupted`, with a
+    /// report that says so (signed when this instance signs). The frames went with the process,
+    /// so nothing is judged: the report holds no observation of them.
+    private func interrupt(_ orphan: StoredSession, store: SessionStore) {
+        guard let owner = orphan.owner,
+              let policy = try? JSONDecoder().decode(LivenessPolicy.self, from: Data(orphan.policy)) else { return }
+        var machine = LivenessMachine(policy: policy, seed: orphan.seed, plan: try? plan(for: policy))
+        _ = machine.finish(.interrupted)
+        let report = LivenessReport(machine: machine, input: ReportInput(path: "stream:\(orphan.id)", kind: .stream),
+                                    wallSeconds: 0, stills: (nil, nil), warnings: [],
+                                    error: "the service stopped while this session's stream was open (instance \(owner) ended without a verdict: a crash, a kill or a power loss); the frames went with it and were not judged")
+        var signature: [UInt8]?
+        if let signingKey {
+            signature = try? report.signatureEnvelope(key: signingKey, autoshot: nil, snapshot: nil,
+                                                      input: .unavailable(path: "stream:\(orphan.id)", reason: "frames were streamed to the service")).jsonData
         }
+        let result = FinishedSession(report: ((try? report.jsonData()).map { [UInt8]($0) }) ?? [], status: report.verdict.status.rawValue,
+                                     reason: report.verdict.reason?.rawValue, signature: signature, promptLog: nil,
+                                     prompted: policy.challengeMode == .prompted, autoshot: nil, snapshot: nil)
+        // Only while it is still the dead instance's: of two instances recovering it, one does.
+        if (try? timed("finish", { () throws(StoreError) in try store.finish(id: orphan.id, owner: owner, result: result, now: Date()) })) == true {
+            metrics.sessionEnded(status: report.verdict.status.rawValue, reason: report.verdict.reason?.rawValue)
+            finished?(report)
+        }
+    }
+
+    /// Forgets this instance in the store (a clean stop, after its streams ended).
+    func leaveStore() {
+        guard let store else { return }
+        _ = try? timed("heartbeat") { () throws(StoreError) in try store.removeInstance(id: instance.id) }
     }
 
     // MARK: Helpers (called with the lock held)

@@ -37,6 +37,12 @@ final class BenchmarkOptionsTests: XCTestCase {
         }
     }
 
+    func testTheStreamingBenchmarkTakesAStoreFolder() throws {
+        XCTAssertEqual(try parse(["--stream", "--data-dir", "/tmp/store"]).storeDirectory, "/tmp/store")
+        XCTAssertNil(try parse(["--stream"]).storeDirectory)
+        XCTAssertThrowsError(try BenchmarkOptions.parse(["--scale", "720", "--data-dir", "/tmp/store"]), "a store for --scale")
+    }
+
     func testHelpIsNotARun() throws {
         XCTAssertNil(try BenchmarkOptions.parse(["--help"]))
     }

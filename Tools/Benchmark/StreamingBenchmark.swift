@@ -8,6 +8,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessEvidence
 import LivenessKit
 import LivenessService
 
@@ -97,18 +98,24 @@ func camera(_ address: ServiceAddress, frames: [[UInt8]], seconds: Double, lockS
     }
 }
 
-func streamingBenchmark(sessions fixed: Int?, seconds: Double) throws {
+func streamingBenchmark(sessions fixed: Int?, seconds: Double, store: String? = nil) throws {
     let frames = try benchmarkFrames()
     var configuration = ServiceConfiguration()
     configuration.port = 0
     configuration.limits.maxSessions = 64
+    if let store {
+        // As `liveness serve --data-dir DIR --store-key FILE`, with a key drawn for this run.
+        var generator = try SecureRandomGenerator()
+        configuration.dataDirectory = store
+        configuration.storeKey = try StoreKey(bytes: (0..<StoreKey.keyBytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
     // The spec's passive check: the benchmark measures latency over whole recorded sessions.
     configuration.policy.challengeMode = .passive
     let server = try LivenessServer(configuration: configuration, model: try LandmarkModel.load())
     try server.start()
     defer { server.stop() }
     let address = try ServiceAddress(url: server.url)
-    print("streaming: 640×480 JPEG frames (\(frames.map(\.count).reduce(0, +) / frames.count / 1024) KiB on average) at 30 fps, \(configuration.workers) workers, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Int(seconds)) s per step")
+    print("streaming: 640×480 JPEG frames (\(frames.map(\.count).reduce(0, +) / frames.count / 1024) KiB on average) at 30 fps, \(configuration.workers) workers, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Int(seconds)) s per step, sessions \(store.map { "in a SQLite store in \($0)" } ?? "in memory")")
 
     // One session, lock-step: processing time and round trip.
     let one = ClientStats()
