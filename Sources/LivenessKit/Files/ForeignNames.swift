@@ -20,32 +20,34 @@ public enum ForeignNames {
     nonisolated(unsafe) private static var originals: [String: String] = [:]
 
     /// `bytes` with every byte that is not part of valid UTF-8 (and every control byte) written
-    /// as `\xNN`.
+    /// as `\xNN` (the standard library's UTF-8 parser decides what is valid).
     public static func escaped(_ bytes: [UInt8]) -> String {
         var text = ""
-        var i = 0
-        while i < bytes.count {
-            let length = validSequenceLength(bytes, at: i)
-            if length > 0, bytes[i] >= 0x20, bytes[i] != 0x7F {
-                text += String(decoding: bytes[i..<(i + length)], as: UTF8.self)
-                i += length
-            } else {
-                text += String(format: "\\x%02x", bytes[i])
-                i += 1
+        var parser = Unicode.UTF8.ForwardParser()
+        var input = bytes.makeIterator()
+        var position = 0
+        while true {
+            switch parser.parseScalar(from: &input) {
+            case let .valid(encoded):
+                let scalar = Unicode.UTF8.decode(encoded)
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    text += String(format: "\\x%02x", scalar.value)
+                } else {
+                    text.unicodeScalars.append(scalar)
+                }
+                position += encoded.count
+            case let .error(length):
+                for byte in bytes[position..<(position + length)] { text += String(format: "\\x%02x", byte) }
+                position += length
+            case .emptyInput:
+                return text
             }
         }
-        return text
     }
 
     /// Whether `bytes` are valid UTF-8.
     public static func isUTF8(_ bytes: [UInt8]) -> Bool {
-        var i = 0
-        while i < bytes.count {
-            let length = validSequenceLength(bytes, at: i)
-            if length == 0 { return false }
-            i += length
-        }
-        return true
+        String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// A UTF-8 path through which the existing file or folder named by `bytes` (absolute, or
@@ -173,20 +175,4 @@ public enum ForeignNames {
         rmdir(root)
     }
 
-    /// The length of the valid UTF-8 sequence at `i` (1–4), or 0 when none starts there.
-    private static func validSequenceLength(_ b: [UInt8], at i: Int) -> Int {
-        let c = b[i]
-        if c < 0x80 { return 1 }
-        func continuation(_ k: Int) -> Bool { i + k < b.count && b[i + k] & 0xC0 == 0x80 }
-        switch c {
-        case 0xC2...0xDF: return continuation(1) ? 2 : 0
-        case 0xE0: return continuation(1) && b[i + 1] >= 0xA0 && continuation(2) ? 3 : 0
-        case 0xED: return continuation(1) && b[i + 1] < 0xA0 && continuation(2) ? 3 : 0
-        case 0xE1...0xEC, 0xEE...0xEF: return continuation(1) && continuation(2) ? 3 : 0
-        case 0xF0: return continuation(1) && b[i + 1] >= 0x90 && continuation(2) && continuation(3) ? 4 : 0
-        case 0xF1...0xF3: return continuation(1) && continuation(2) && continuation(3) ? 4 : 0
-        case 0xF4: return continuation(1) && b[i + 1] < 0x90 && continuation(2) && continuation(3) ? 4 : 0
-        default: return 0
-        }
-    }
 }
