@@ -25,9 +25,14 @@ static constexpr long long kMaxEncodedImageBytes = 256LL << 20;
 
 namespace ft {
 
-void build_halves(ft_image &image) {
+void build_halves(ft_image &image, bool first_made) {
     image.halves_of = nullptr;
     size_t count = 0;
+    // The first level made beside the grey pixels is the one the loop would make (an image
+    // whose shorter side is under 64 pixels has none).
+    if (first_made && !image.halves.empty() && std::min(image.pixels.cols, image.pixels.rows) >= 64 &&
+        image.pixels.type() == CV_8UC1)
+        count = 1;
     while (true) {
         // (Indices, not pointers: growing `halves` moves its elements.)
         const cv::Mat &level = count == 0 ? image.pixels : image.halves[count - 1];
@@ -437,8 +442,10 @@ ft_status ft_image_to_gray(const ft_image *source, ft_image *out, ft_error *erro
     if (source == out) return ft::set_error(error, "gray: the source and the destination are one image"), FT_ERR_ARGUMENT;
     return ft::guarded(error, "gray", [&] {
         // A decoded frame's grey copy is its luma plane (no colour conversion).
-        ft::gray_of(*source, out->replace());
-        ft::build_halves(*out);
+        cv::Mat &pixels = out->replace();
+        if (out->halves.empty()) out->halves.emplace_back();
+        bool first_made = ft::gray_of(*source, pixels, &out->halves[0]);
+        ft::build_halves(*out, first_made);
         return FT_OK;
     });
 }

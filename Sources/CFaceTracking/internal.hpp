@@ -125,7 +125,9 @@ void quietly(Body &&body) noexcept {
 /// INTER_AREA path, about 0.07 ms for a 720p frame), down to a shorter side of 32 pixels. The
 /// region, thumbnail and detection reductions then start from the smallest level that is still
 /// large enough instead of averaging the whole-resolution pixels again.
-void build_halves(ft_image &image);
+/// `first_made`: `image.halves[0]` already holds the first level (made with the grey pixels,
+/// `gray_of`); the others follow from it.
+void build_halves(ft_image &image, bool first_made = false);
 
 /// `image`'s halves when they were made from its current pixels; null otherwise.
 const std::vector<cv::Mat> *valid_halves(const ft_image *image);

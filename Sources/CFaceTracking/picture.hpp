@@ -68,6 +68,10 @@ public:
     /// (10-bit, RGB) go through libswscale. About 1.3 levels brighter on average than OpenCV's
     /// fast BGR conversion followed by a grey conversion.
     void luma(cv::Mat &grey) const;
+    /// The same, and when `half` is given and the frame is an upright limited-range 8-bit luma
+    /// plane of square pixels (most video), its reduction by 2 in the same pass (exactly
+    /// OpenCV's area resize of the even crop); true when `half` was made.
+    bool luma(cv::Mat &grey, cv::Mat *half) const;
     /// The upright BGR frame.
     void colour(cv::Mat &bgr) const;
     /// Copies the picture's planes, tightly packed (Y, then U, then V), into `out` when it is
@@ -94,5 +98,7 @@ std::shared_ptr<Picture> picture_from_planes(const uint8_t *pixels, int width, i
 /// The frame's grey pixels: from a decoded picture's luma plane when the image still holds
 /// that picture's pixels, else converted from its BGR (or copied when already grey).
 void gray_of(const ft_image &image, cv::Mat &out);
+/// The same, with the reduction by 2 made in the same pass when `Picture::luma` can; true then.
+bool gray_of(const ft_image &image, cv::Mat &out, cv::Mat *half);
 
 }  // namespace ft

@@ -690,8 +690,9 @@ static ft_status process(ft_tracker *tracker, const ft_image *frame, const ft_im
             t.gray = gray->view();  // shares the caller's pixels for this call; only read
             t.halves = ft::valid_halves(gray);
         } else {
-            ft::gray_of(*frame, t.own_gray.replace());
-            ft::build_halves(t.own_gray);
+            cv::Mat &pixels = t.own_gray.replace();
+            if (t.own_gray.halves.empty()) t.own_gray.halves.emplace_back();
+            ft::build_halves(t.own_gray, ft::gray_of(*frame, pixels, &t.own_gray.halves[0]));
             t.gray = t.own_gray.pixels;
             t.halves = ft::valid_halves(&t.own_gray);
         }

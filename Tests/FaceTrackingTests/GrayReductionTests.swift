@@ -1,5 +1,6 @@
 import FaceTracking
 import Foundation
+import TestSupport
 import XCTest
 
 /// The grey copy's reductions by 2, 4, ... (`ft_image_to_gray` makes them; the thumbnails of the
@@ -115,5 +116,47 @@ final class GrayReductionTests: XCTestCase {
         try dark.gray(into: gray)
         try gray.thumbnail(of: Rect(x: 0, y: 240, width: 720, height: 800), width: 32, height: 32, into: thumbnail)
         XCTAssertEqual(Set(grayPixels(thumbnail)), [20])
+    }
+    /// A decoded frame's grey copy and its reduction by 2 are made in one pass over the luma
+    /// plane when the video is limited-range 8-bit (`Picture::luma`); other video takes the
+    /// conversion then OpenCV's resize. Either way the reduction must be each 2 × 2 block's mean
+    /// rounded half up, (a + b + c + d + 2) / 4 in whole grey levels, the odd last row or column
+    /// left out: computed here from the grey copy's own bytes. `reducedGray` at half the longer
+    /// side hands that level back as it is.
+    func testADecodedFramesReductionByTwoIsTheRoundedBlockMean() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let clips: [(String, [String], String)] = [
+            ("h264.mp4", ["-vf", "scale=360:640,setsar=1", "-c:v", "libx264", "-crf", "20", "-pix_fmt", "yuv420p"], "H.264 limited range"),
+            ("odd.mkv", ["-vf", "scale=363:247,setsar=1", "-c:v", "ffv1", "-pix_fmt", "yuv420p"], "odd sides, lossless"),
+            ("mjpeg.avi", ["-vf", "scale=360:640,setsar=1", "-c:v", "mjpeg", "-q:v", "3", "-pix_fmt", "yuvj420p"], "full-range MJPEG"),
+        ]
+        for (name, encoding, what) in clips {
+            let path = dir.appendingPathComponent(name).path
+            try Fixtures.ffmpeg(["-loop", "1", "-r", "25", "-i", try Fixtures.generated("astronaut.png"), "-t", "0.2", "-an"]
+                                + encoding + [path])
+            let reader = try VideoReader(path: path)
+            let frame = Image(), gray = Image(), half = Image()
+            var frames = 0
+            while frames < 3, try reader.read(into: frame) != nil {
+                frames += 1
+                try frame.gray(into: gray)
+                let pixels = grayPixels(gray)
+                let w = gray.width, h = gray.height
+                _ = try gray.reducedGray(maxSide: max(w, h) / 2, into: half)
+                XCTAssertEqual(half.width, w / 2, what)
+                XCTAssertEqual(half.height, h / 2, what)
+                let got = grayPixels(half)
+                var differing = 0
+                for y in 0..<(h / 2) {
+                    for x in 0..<(w / 2) {
+                        let sum = Int(pixels[2 * y * w + 2 * x]) + Int(pixels[2 * y * w + 2 * x + 1])
+                            + Int(pixels[(2 * y + 1) * w + 2 * x]) + Int(pixels[(2 * y + 1) * w + 2 * x + 1])
+                        if Int(got[y * (w / 2) + x]) != (sum + 2) / 4 { differing += 1 }
+                    }
+                }
+                XCTAssertEqual(differing, 0, "\(what), frame \(frames): \(differing) of \((w / 2) * (h / 2)) pixels differ")
+            }
+            XCTAssertEqual(frames, 3, what)
+        }
     }
 }
