@@ -1,0 +1,57 @@
+// ft_eye_edges: how much of the edge energy around each eye runs vertically. An open eye shows
+// the iris, whose sides are vertical edges against the sclera; a closed eye shows the lid and
+// the lash line, a horizontal edge. The landmark eyelids can close on an open eye behind glare,
+// glasses or a smile; these pixels do not follow them.
+#include "face_tracking.h"
+#include "internal.hpp"
+
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+namespace {
+
+// The eye patch: kPatchW x kPatchH pixels, the eye's corners levelled on its middle row, the
+// corner-to-corner width spanning kPatchW / kSpan pixels (so 1.4 eye widths across, 0.7 down).
+constexpr int kPatchW = 48, kPatchH = 24;
+constexpr double kSpan = 1.4;
+// The share measured: the patch without its outer 4 rows and 8 columns each side (the Sobel
+// border and the corners' skin).
+constexpr int kInnerRows = 4, kInnerCols = 8;
+
+/// The vertical-edge share of one eye, -1 when its corners are under 6 px apart.
+double edge_share(const cv::Mat &gray, const double *corner_a, const double *corner_b) {
+    const double dx = corner_b[0] - corner_a[0], dy = corner_b[1] - corner_a[1];
+    const double width = std::hypot(dx, dy);
+    if (!(width >= 6)) return -1;
+    const cv::Point2f centre((float)((corner_a[0] + corner_b[0]) / 2), (float)((corner_a[1] + corner_b[1]) / 2));
+    const double scale = kPatchW / (kSpan * width);
+    cv::Mat m = cv::getRotationMatrix2D(centre, std::atan2(dy, dx) * 180 / M_PI, scale);
+    m.at<double>(0, 2) += kPatchW / 2.0 - centre.x;
+    m.at<double>(1, 2) += kPatchH / 2.0 - centre.y;
+    thread_local cv::Mat patch, gx, gy;
+    cv::warpAffine(gray, patch, m, cv::Size(kPatchW, kPatchH), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    patch.convertTo(patch, CV_32F);
+    cv::Sobel(patch, gx, CV_32F, 1, 0, 3);
+    cv::Sobel(patch, gy, CV_32F, 0, 1, 3);
+    const cv::Rect inner(kInnerCols, kInnerRows, kPatchW - 2 * kInnerCols, kPatchH - 2 * kInnerRows);
+    const double sx = cv::norm(gx(inner), cv::NORM_L1), sy = cv::norm(gy(inner), cv::NORM_L1);
+    return sx + sy > 0 ? sx / (sx + sy) : 0.5;
+}
+
+}  // namespace
+
+extern "C" ft_status ft_eye_edges(const ft_image *gray, const double *landmarks, double *left, double *right,
+                                  ft_error *error) {
+    if (!gray || !landmarks || !left || !right) return ft::set_error(error, "eye edges: null argument"), FT_ERR_ARGUMENT;
+    for (int i = 36 * 2; i < 48 * 2; ++i)
+        if (!std::isfinite(landmarks[i])) return ft::set_error(error, "eye edges: a landmark is not finite"), FT_ERR_ARGUMENT;
+    return ft::guarded(error, "eye edges", [&] {
+        const cv::Mat &pixels = gray->view();
+        if (pixels.empty() || pixels.type() != CV_8UC1)
+            return ft::set_error(error, "eye edges: the image is not a grey image"), FT_ERR_ARGUMENT;
+        // The subject's left eye is landmarks 42-47 (corners 42, 45), on the image's right.
+        *left = edge_share(pixels, landmarks + 42 * 2, landmarks + 45 * 2);
+        *right = edge_share(pixels, landmarks + 36 * 2, landmarks + 39 * 2);
+        return FT_OK;
+    });
+}
