@@ -32,6 +32,16 @@ public struct FrameAssessment: Sendable, Equatable {
     public var eyeClosureLeft: Double?
     /// Subject's right-eye closure 0…1; `nil` without a face or during warm-up.
     public var eyeClosureRight: Double?
+    /// The eyes' vertical-edge shares against their own recent levels (`EyeEdgeBaseline`),
+    /// dimensionless, about 1 for open eyes; `nil` without pixel measurements or before the levels exist.
+    public var eyeEdgeRelative: Double?
+    /// True when the eye-edge check judged this frame's eyes open whatever their closure
+    /// (`eyeEdgeRelative` above `LivenessPolicy.eyeEdgeMaxRatio`): the frame cannot credit a blink.
+    public var eyesOpenByEdges: Bool = false
+    /// Whether a blink episode (`BlinkEpisode`: from a closed frame until the eyes look open
+    /// again) is open after this frame; `nil` on frames the machine did not follow the eyes on
+    /// (no face, or after the verdict).
+    public var eyesClosedEpisode: Bool?
     /// Conditioned yaw in degrees (median-filtered unless the input is pre-filtered), not yet
     /// relative to the baseline; `nil` without a face.
     public var filteredYawDegrees: Double?
@@ -56,6 +66,13 @@ public struct FrameAssessment: Sendable, Equatable {
     public var eyeClosureMean: Double? {
         guard let l = eyeClosureLeft, let r = eyeClosureRight else { return nil }
         return (l + r) / 2
+    }
+
+    /// Whether the frame's eyes count as closed for the blink rule: the mean closure reaches
+    /// `threshold` (the policy's `blinkClosureThreshold`) and the eye-edge check did not see open eyes.
+    public func eyesClosed(threshold: Double) -> Bool {
+        guard let mean = eyeClosureMean else { return false }
+        return mean >= threshold && !eyesOpenByEdges
     }
 }
 

@@ -61,6 +61,7 @@ public struct LivenessMachine: Sendable {
     private var inGuideRun = 0
     private var autoshotTimestamp: Int64?
     private var eyes: EyeClosureEstimator
+    private var eyeEdges: EyeEdgeBaseline
     private var yawFilter: YawMedianFilter
     private var yawBaseline: YawBaseline
     // The same conditioning for the line-of-sight yaw (`TurnYaw`).
@@ -80,7 +81,7 @@ public struct LivenessMachine: Sendable {
     // with a closure had its eyes closed (a blink is credited on the closing edge), and whether
     // the current turn run was already credited (each run credits once).
     private var prompts: PromptedChallenge?
-    private var eyesClosed = false
+    private var blinkEpisode: BlinkEpisode
     private var turnRunCredited = false
 
     /// Creates a session.
@@ -102,6 +103,9 @@ public struct LivenessMachine: Sendable {
         }
         guide = GuideCircle(policy: policy)
         eyes = EyeClosureEstimator(policy: policy)
+        blinkEpisode = BlinkEpisode(reopenRatio: policy.eyeReopenRatio, reopenFrames: policy.eyeReopenFrames)
+        eyeEdges = EyeEdgeBaseline(windowSeconds: policy.eyeEdgeWindowSeconds, percentile: policy.eyeEdgePercentile,
+                                   minimumFrames: policy.eyeEdgeMinimumFrames)
         yawFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
         yawBaseline = YawBaseline(windowSeconds: policy.yawBaselineWindowSeconds)
         sightFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
@@ -159,6 +163,13 @@ public struct LivenessMachine: Sendable {
                                     eyeDistancePixels: face.eyeDistancePixels, timestampMicroseconds: t)
                 frame.eyeClosureLeft = c?.left
                 frame.eyeClosureRight = c?.right
+            }
+            if face.eyeEdgeLeft != nil || face.eyeEdgeRight != nil {
+                frame.eyeEdgeRelative = eyeEdges.update(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
+                                                        timestampMicroseconds: t)
+                if policy.eyeEdgeCheck != 0, let relative = frame.eyeEdgeRelative {
+                    frame.eyesOpenByEdges = relative > policy.eyeEdgeMaxRatio
+                }
             }
             rawYaw = face.yawDegrees
             frame.filteredYawDegrees = face.yawIsFiltered
@@ -225,6 +236,7 @@ public struct LivenessMachine: Sendable {
 
         guard phase == .scan, let autoshot = autoshotTimestamp else {
             frame.notCreditedReason = .notScanning
+            _ = observeBlinkEpisode(&frame, hasFace: o.face != nil)
             emitHUD(for: frame, into: &events)
             frame.hud = hud!
             return LivenessStep(frame: frame, events: events)
@@ -261,6 +273,7 @@ public struct LivenessMachine: Sendable {
             frame.notCreditedReason = .noFace
         }
 
+        let blinkNow = observeBlinkEpisode(&frame, hasFace: o.face != nil)
         if prompts != nil {
             var unfiltered: Double?
             if o.face != nil, let y = rawYaw, let base = yawBaseline.degrees {
@@ -270,11 +283,11 @@ public struct LivenessMachine: Sendable {
                                                   swayDegrees: policy.yawSwayDegrees)
                 }
             }
-            return promptedStep(o, frame: frame, unfilteredRelativeYaw: unfiltered, events: events)
+            return promptedStep(o, frame: frame, unfilteredRelativeYaw: unfiltered, blink: blinkNow, events: events)
         }
 
         if frame.credited {
-            if !blinkDone, let mean = frame.eyeClosureMean, mean >= policy.blinkClosureThreshold {
+            if !blinkDone, blinkNow, let mean = frame.eyeClosureMean {
                 blinkDone = true
                 credit(ActionEvidence(action: .blink, frameIndex: o.frameIndex, timestampMicroseconds: t,
                                       value: mean, direction: nil), into: &events)
@@ -348,21 +361,31 @@ public struct LivenessMachine: Sendable {
         return events
     }
 
+    /// The frame's part in the current blink episode (`BlinkEpisode`), recorded in
+    /// `frame.eyesClosedEpisode`; true when the frame credits a blink (the episode's first
+    /// credited closed frame).
+    private mutating func observeBlinkEpisode(_ frame: inout FrameAssessment, hasFace: Bool) -> Bool {
+        guard hasFace else {
+            blinkEpisode.reset()
+            return false
+        }
+        let threshold = policy.blinkClosureThreshold
+        let blink = blinkEpisode.update(closedNow: frame.eyesClosed(threshold: threshold),
+                                        closureBelow: (frame.eyeClosureMean ?? 0) < threshold,
+                                        edgeRelative: frame.eyeEdgeRelative, credited: frame.credited)
+        frame.eyesClosedEpisode = blinkEpisode.closed
+        return blink
+    }
+
     // MARK: - Prompted mode
 
     /// The crediting and the decision of a scan frame in prompted mode: the challenge shows the
     /// prompts and judges the answers; a followed turn is judged by the parallax check first.
     private mutating func promptedStep(_ o: Observation, frame: FrameAssessment, unfilteredRelativeYaw: Double?,
-                                       events: [LivenessEvent]) -> LivenessStep {
+                                       blink: Bool, events: [LivenessEvent]) -> LivenessStep {
         var frame = frame
         var events = events
         let t = o.timestampMicroseconds
-        var blink = false
-        if frame.credited, let mean = frame.eyeClosureMean {
-            let closed = mean >= policy.blinkClosureThreshold
-            blink = closed && !eyesClosed
-            eyesClosed = closed
-        }
         var turned: TurnDirection?
         if frame.credited, let rel = frame.relativeYawDegrees, abs(rel) >= policy.turnYawDegrees {
             let sign = rel > 0 ? 1 : -1

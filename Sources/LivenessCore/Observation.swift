@@ -89,9 +89,17 @@ public struct FaceObservation: Sendable, Equatable {
     /// (dimensionless: a fraction of the eye-centre distance; see `ParallaxCheck`), or `nil` when
     /// not measured (no landmarks, as in ARKit traces; no reference yet; no fit).
     public var planarResidual: Double?
+    /// Vertical-edge share (0…1) of the patch around the subject's left eye, from the frame's
+    /// pixels (`FaceTracking.EyeEdges`), or `nil` when not measured (ARKit traces, traces
+    /// written before the column). The blink rule reads it against the eye's own recent level
+    /// (`EyeEdgeBaseline`).
+    public var eyeEdgeLeft: Double?
+    /// The same for the subject's right eye.
+    public var eyeEdgeRight: Double?
 
     /// Creates a face observation. Defaults: open eyes given as closures (0, 0), frontal yaw 0°,
-    /// no line-of-sight yaw, no pitch/roll/box/eye distance, yaw not pre-filtered, no residual.
+    /// no line-of-sight yaw, no pitch/roll/box/eye distance, yaw not pre-filtered, no residual,
+    /// no eye edges.
     public init(
         centerX: Double,
         centerY: Double,
@@ -103,7 +111,9 @@ public struct FaceObservation: Sendable, Equatable {
         box: FaceBox? = nil,
         eyeDistancePixels: Double? = nil,
         yawIsFiltered: Bool = false,
-        planarResidual: Double? = nil
+        planarResidual: Double? = nil,
+        eyeEdgeLeft: Double? = nil,
+        eyeEdgeRight: Double? = nil
     ) {
         self.centerX = centerX
         self.centerY = centerY
@@ -116,6 +126,8 @@ public struct FaceObservation: Sendable, Equatable {
         self.eyeDistancePixels = eyeDistancePixels
         self.yawIsFiltered = yawIsFiltered
         self.planarResidual = planarResidual
+        self.eyeEdgeLeft = eyeEdgeLeft
+        self.eyeEdgeRight = eyeEdgeRight
     }
 }
 

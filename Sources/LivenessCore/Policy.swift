@@ -80,6 +80,30 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// landmark fit is taken to have jumped: no closure until the eye is seen open again.
     /// 0 disables the rule.
     public var eyeFitJumpRatio: Double = 0.25
+    /// The eye-edge check of the blink rule, 1 on (the default) or 0 off: a frame whose closure
+    /// reaches `blinkClosureThreshold` is not a closed frame when the eyes' own pixels still show
+    /// open eyes (`FaceObservation.eyeEdges`, read by `EyeEdgeBaseline`): glare on glasses, a
+    /// smile or a look up moving the fitted eyelids. Frames without pixel measurements (ARKit
+    /// traces) are judged on the closure alone.
+    public var eyeEdgeCheck: Int = 1
+    /// Relative vertical-edge share of the eyes (the frame's shares over their own recent levels,
+    /// dimensionless, about 1 open) above which a closure is not a blink. Measured on the shared
+    /// clips' labelled blinks (docs/blinks.md): closed frames of real blinks 0.4–0.65, the false
+    /// closures behind glare and smiles 0.75–1.3.
+    public var eyeEdgeMaxRatio: Double = 0.75
+    /// Seconds of an eye's recent shares its open level is taken from.
+    public var eyeEdgeWindowSeconds: Double = 4
+    /// Percentile (0…1) of an eye's recent shares taken as its open level.
+    public var eyeEdgePercentile: Double = 0.75
+    /// Shares an eye's window needs before it has a level; until then closures are judged on the
+    /// closure alone.
+    public var eyeEdgeMinimumFrames: Int = 8
+    /// Relative edge share (`EyeEdgeBaseline`, about 1 open) from which a frame whose closure is
+    /// under `blinkClosureThreshold` looks open again (`BlinkEpisode`).
+    public var eyeReopenRatio: Double = 0.7
+    /// Consecutive open-looking frames that end a blink episode: one closure of the eyes is one
+    /// blink even when its landmark closure falls back under the threshold for a frame.
+    public var eyeReopenFrames: Int = 2
 
     // MARK: Yaw conditioning (unfiltered yaw only)
 
@@ -187,6 +211,8 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case eyeBaselineWindowSeconds, eyeBaselinePercentile, eyeBaselineHoldSeconds, eyeWarmupFrames
         case eyeDipReferenceSeconds, eyeClosureDeadZone, eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
         case eyeDipConfirmSeconds, eyeDeepDipLevel, eyeNodPitchDegrees, eyeNodWindowSeconds, eyeFitJumpRatio
+        case eyeEdgeCheck, eyeEdgeMaxRatio, eyeEdgeWindowSeconds, eyeEdgePercentile, eyeEdgeMinimumFrames
+        case eyeReopenRatio, eyeReopenFrames
         case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
         case parallaxCheck, parallaxMinResidual, parallaxMinEyeDistancePixels
         case frozenCheck, frozenMaxDifference, frozenSeconds
@@ -228,6 +254,13 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.eyeNodPitchDegrees, &eyeNodPitchDegrees)
         try take(.eyeNodWindowSeconds, &eyeNodWindowSeconds)
         try take(.eyeFitJumpRatio, &eyeFitJumpRatio)
+        try take(.eyeEdgeCheck, &eyeEdgeCheck)
+        try take(.eyeEdgeMaxRatio, &eyeEdgeMaxRatio)
+        try take(.eyeEdgeWindowSeconds, &eyeEdgeWindowSeconds)
+        try take(.eyeEdgePercentile, &eyeEdgePercentile)
+        try take(.eyeEdgeMinimumFrames, &eyeEdgeMinimumFrames)
+        try take(.eyeReopenRatio, &eyeReopenRatio)
+        try take(.eyeReopenFrames, &eyeReopenFrames)
         try take(.yawMedianWindowSeconds, &yawMedianWindowSeconds)
         try take(.yawBaselineWindowSeconds, &yawBaselineWindowSeconds)
         try take(.yawSwayDegrees, &yawSwayDegrees)

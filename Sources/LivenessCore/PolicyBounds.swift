@@ -161,7 +161,8 @@ extension LivenessPolicy {
     ///   `eyeDipOnsetLevel` above, `eyeMaxDipSeconds` above (or 0, which disables the rule),
     ///   `eyeDipConfirmSeconds` below, `eyeDeepDipLevel` below, `eyeNodPitchDegrees` and
     ///   `eyeFitJumpRatio` above (or 0, which disables the rule), `eyeNodWindowSeconds` 0 (which
-    ///   disables the nod rule), `yawMedianWindowSeconds` below and `yawSwayDegrees` above their
+    ///   disables the nod rule), `eyeEdgeCheck` below 1 (off), `eyeEdgeMaxRatio` and
+    ///   `eyeEdgeMinimumFrames` above, `yawMedianWindowSeconds` below and `yawSwayDegrees` above their
     ///   defaults (a wider sway allowance lets a camera's rotation through as a turn);
     /// * the presentation-attack checks: `parallaxCheck` below 1 (off), `parallaxMinResidual`
     ///   below its calibrated default (a flatter face passes), `parallaxMinEyeDistancePixels`
@@ -203,6 +204,13 @@ extension LivenessPolicy {
         PolicyBound("eyeNodPitchDegrees", 0...90, "°", weaker: .above, weakerAt: 0, \.eyeNodPitchDegrees),
         PolicyBound("eyeNodWindowSeconds", 0...5, "s", weakerAt: 0, \.eyeNodWindowSeconds),
         PolicyBound("eyeFitJumpRatio", 0...10, "relative change", weaker: .above, weakerAt: 0, \.eyeFitJumpRatio),
+        PolicyBound("eyeEdgeCheck", 0...1, "switch (1 on, 0 off)", weaker: .below, \.eyeEdgeCheck),
+        PolicyBound("eyeEdgeMaxRatio", 0...10, "ratio to the eye's open level", weaker: .above, \.eyeEdgeMaxRatio),
+        PolicyBound("eyeEdgeWindowSeconds", 0.5...60, "s", \.eyeEdgeWindowSeconds),
+        PolicyBound("eyeEdgePercentile", 0...1, "fraction", \.eyeEdgePercentile),
+        PolicyBound("eyeEdgeMinimumFrames", 1...1000, "frames", weaker: .above, \.eyeEdgeMinimumFrames),
+        PolicyBound("eyeReopenRatio", 0...10, "ratio to the eye's open level", \.eyeReopenRatio),
+        PolicyBound("eyeReopenFrames", 1...100, "frames", \.eyeReopenFrames),
         // Yaw conditioning.
         PolicyBound("yawMedianWindowSeconds", 0...2, "s", weaker: .below, \.yawMedianWindowSeconds),
         PolicyBound("yawBaselineWindowSeconds", 0...10, "s", \.yawBaselineWindowSeconds),
