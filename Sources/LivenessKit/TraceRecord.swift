@@ -55,6 +55,19 @@ public struct TraceRecord: Sendable, Equatable {
     /// How enclosed the face is by a screen's or a print's border, grey levels
     /// (`Observation.borderEnclosure`); `nil` on frames not measured.
     public var borderEnclosure: Double?
+    /// Vertical-edge shares (0…1) of the patches around the subject's left and right eye
+    /// (`FaceObservation.eyeEdgeLeft/Right`); `nil` without a face or after the verdict.
+    public var eyeEdgeLeft: Double?
+    public var eyeEdgeRight: Double?
+    /// The two shares against their own recent levels (`FrameAssessment.eyeEdgeRelative`);
+    /// `nil` before the levels exist.
+    public var eyeEdgeRelative: Double?
+    /// Whether the eye-edge check judged the eyes open whatever their closure
+    /// (`FrameAssessment.eyesOpenByEdges`); `nil` when the machine did not judge the frame.
+    public var eyesOpenByEdges: Bool?
+    /// Whether a blink episode is open after the frame (`FrameAssessment.eyesClosedEpisode`):
+    /// the frames of one closure of the eyes, from its first closed frame until they look open again.
+    public var eyesClosed: Bool?
     /// The 68 landmarks, pixels (only with `--landmarks`).
     public var landmarks: [Double]?
     /// Frame size in pixels (needed to replay a trace against the guide circle).

@@ -145,14 +145,16 @@ public struct RealClipResult: Sendable {
 }
 
 enum RealClipCheck {
-    /// A blink episode: a run of frames whose mean closure is ≥ `threshold`; it matches a label
-    /// when the label lies within ±`tolerance` s of the run.
-    static func episodes(_ run: RecordingRun, threshold: Double) -> [(start: Double, end: Double)] {
+    /// A blink episode: a run of frames in one of the machine's blink episodes (`BlinkEpisode`:
+    /// from a frame whose closure reaches the threshold and whose eye edges do not show open
+    /// eyes, until the eyes look open again); it matches a label when the label lies within
+    /// ±`tolerance` s of the run.
+    static func episodes(_ run: RecordingRun) -> [(start: Double, end: Double)] {
         var result: [(Double, Double)] = []
         var start: Double?
         var last = 0.0
         for f in run.frames {
-            if let c = f.closureMean, c >= threshold {
+            if f.eyesClosed {
                 if start == nil { start = f.seconds }
                 last = f.seconds
             } else if let s = start {
@@ -206,7 +208,7 @@ enum RealClipCheck {
         }
         if let labels = clip.blinks {
             let tolerance = 0.2
-            let found = episodes(run, threshold: LivenessPolicy().blinkClosureThreshold)
+            let found = episodes(run)
             result.episodes = found.map(\.start)
             result.labelled = labels
             result.checked = clip.checked

@@ -17,6 +17,9 @@ public struct RecordingRun: Sendable {
         public var lineOfSightYawDegrees: Double?
         /// Mean eye closure as the blink rule uses it (nil during warm-up or without a face).
         public var closureMean: Double?
+        /// Whether a blink episode is open after the frame (`BlinkEpisode`, as the machine
+        /// follows it: closure, eye edges and reopening).
+        public var eyesClosed: Bool
         public var rotationDegreesPerSecond: Double?
     }
     public var verdict: Verdict
@@ -40,17 +43,32 @@ public struct RecordingRun: Sendable {
         // The machine stops judging at its verdict; blink measurement wants the whole clip, so
         // the same eye conditioning also runs here on every tracked frame.
         var eyes = EyeClosureEstimator(policy: policy)
+        var edges = EyeEdgeBaseline(windowSeconds: policy.eyeEdgeWindowSeconds, percentile: policy.eyeEdgePercentile,
+                                    minimumFrames: policy.eyeEdgeMinimumFrames)
+        var episode = BlinkEpisode(reopenRatio: policy.eyeReopenRatio, reopenFrames: policy.eyeReopenFrames)
         let outcome = try session.run { step in
             let r = step.record
+            let t = step.observation.timestampMicroseconds
             var closure: Double?
-            if let face = step.observation.face, case .aspectRatio(let left, let right) = face.eyes {
-                closure = eyes.update(leftEAR: left, rightEAR: right, pitchDegrees: face.pitchDegrees,
-                                      eyeDistancePixels: face.eyeDistancePixels,
-                                      timestampMicroseconds: step.observation.timestampMicroseconds)?.mean
+            if let face = step.observation.face {
+                if case .aspectRatio(let left, let right) = face.eyes {
+                    closure = eyes.update(leftEAR: left, rightEAR: right, pitchDegrees: face.pitchDegrees,
+                                          eyeDistancePixels: face.eyeDistancePixels, timestampMicroseconds: t)?.mean
+                }
+                var relative: Double?
+                if face.eyeEdgeLeft != nil || face.eyeEdgeRight != nil {
+                    relative = edges.update(left: face.eyeEdgeLeft, right: face.eyeEdgeRight, timestampMicroseconds: t)
+                }
+                let openByEdges = policy.eyeEdgeCheck != 0 && (relative.map { $0 > policy.eyeEdgeMaxRatio } ?? false)
+                let threshold = policy.blinkClosureThreshold
+                _ = episode.update(closedNow: (closure ?? 0) >= threshold && !openByEdges,
+                                   closureBelow: (closure ?? 0) < threshold, edgeRelative: relative, credited: true)
+            } else {
+                episode.reset()
             }
             frames.append(Frame(seconds: r.seconds, face: r.face, faces: r.faces, yawDegrees: r.yawDegrees,
                                 lineOfSightYawDegrees: r.lineOfSightYawDegrees,
-                                closureMean: closure,
+                                closureMean: closure, eyesClosed: episode.closed,
                                 rotationDegreesPerSecond: r.deviceRotationDegreesPerSecond))
         }
         let verdict = outcome.machine.verdict ?? Verdict(status: .failed, reason: .inputEnded, timestampMicroseconds: 0, frameIndex: nil)

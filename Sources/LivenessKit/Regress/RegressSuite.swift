@@ -253,7 +253,7 @@ public final class RegressSuite: @unchecked Sendable {
             let hit = subset.map(\.matchedLabels).reduce(0, +)
             let precision = episodes == 0 ? 1 : Double(tp) / Double(episodes)
             let recall = labels == 0 ? 1 : Double(hit) / Double(labels)
-            out += String(format: "blink precision %.2f (%d of %d episodes of mean closure ≥ 0.22), recall %.2f (%d of %d labelled blinks, ±0.2 s)",
+            out += String(format: "blink precision %.2f (%d of %d blink episodes), recall %.2f (%d of %d labelled blinks, ±0.2 s)",
                           precision, tp, episodes, recall, hit, labels) + " on \(title)\n"
             // The same with the project's annotations: an episode on an annotated wink is a blink
             // by the spec's mean-closure rule; blinks labels.json lacks are added to those to find.

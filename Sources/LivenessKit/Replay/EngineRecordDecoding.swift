@@ -14,6 +14,8 @@ import LivenessCore
 ///   (grey levels) when all three are present (the looped-input check's input);
 ///   `border_enclosure` (grey levels) when present (the recapture check's input; older traces
 ///   lack it: the check is then not evaluated).
+/// * `eye_edge_left`, `eye_edge_right` (0…1) when present (the blink rule's eye-edge check;
+///   older traces lack them: closures are then judged alone).
 /// * `faces` → `faceCount` (default 1 with a face, else 0).
 /// * `device_rotation_dps` (°/s) with `rotation_source`; both absent → unknown.
 /// * `frame_width`/`frame_height` (pixels) when present.
@@ -42,7 +44,9 @@ enum EngineRecordDecoding {
                 lineOfSightYawDegrees: try f.number("line_of_sight_yaw_degrees", in: .angle),
                 pitchDegrees: try f.number("pitch_degrees", in: .angle), rollDegrees: try f.number("roll_degrees", in: .angle),
                 box: try box(f), eyeDistancePixels: try f.number("eye_distance_px", in: .pixelLength),
-                planarResidual: try f.number("planar_residual", in: .planarResidual))
+                planarResidual: try f.number("planar_residual", in: .planarResidual),
+                eyeEdgeLeft: try f.number("eye_edge_left", in: .edgeShare),
+                eyeEdgeRight: try f.number("eye_edge_right", in: .edgeShare))
         }
         let faces = try f.integer("faces", in: .faceCount)
         return Observation(

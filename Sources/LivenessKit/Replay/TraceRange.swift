@@ -37,6 +37,7 @@ struct TraceRange: Sendable {
     /// `planar_residual`: a homography's residual as a fraction of the eye distance (live turns
     /// read 0.03–0.3; 100 holds any fit of landmarks on the frame).
     static let planarResidual = TraceRange(range: 0...100, meaning: "fraction of the eye distance")
+    static let edgeShare = TraceRange(range: 0...1, meaning: "share of the edge energy")
     /// `frame_difference`: a mean absolute difference of 8-bit grey levels.
     static let greyLevels = TraceRange(range: 0...255, meaning: "grey levels")
     /// `frame_width`, `frame_height`, ARKit `imageWidth`, `imageHeight`: pixels.

@@ -163,6 +163,17 @@ public final class FrameProcessor {
             result.record.repeatDifference = m.difference
             result.record.repeatMotion = m.motion
         }
+        // The eyes' edge shares for the blink rule (also after the verdict when the session runs
+        // on: the regression suite measures blinks over whole clips), quantized as the trace
+        // writes them so that a replayed trace gives the same judgement.
+        if let face = measurement.face, result.observation.face != nil,
+           let edges = try? EyeEdges.measure(gray: gray, landmarks: face.landmarks) {
+            let q = NumberFormat.quantized
+            result.observation.face?.eyeEdgeLeft = edges.left.map(q)
+            result.observation.face?.eyeEdgeRight = edges.right.map(q)
+            result.record.eyeEdgeLeft = edges.left.map(q)
+            result.record.eyeEdgeRight = edges.right.map(q)
+        }
         // The border enclosure of the recapture check, on its schedule (never after the verdict).
         if machine.verdict == nil, machine.policy.recaptureCheck != 0,
            enclosure.wants(box: measurement.face?.box, timestampMicroseconds: timestamp), let face = measurement.face,
@@ -208,6 +219,9 @@ extension TraceRecord {
         eyeClosureLeft = a.eyeClosureLeft.map(q)
         eyeClosureRight = a.eyeClosureRight.map(q)
         relativeYawDegrees = a.relativeYawDegrees.map(q)
+        eyeEdgeRelative = a.eyeEdgeRelative.map(q)
+        eyesOpenByEdges = eyeEdgeLeft != nil || eyeEdgeRight != nil ? a.eyesOpenByEdges : nil
+        eyesClosed = a.eyesClosedEpisode
         credited = a.credited
         notCreditedReason = a.notCreditedReason?.rawValue
         phase = a.phase.rawValue
