@@ -37,6 +37,14 @@ def engine_events(rows, threshold=ENGINE_THRESHOLD):
     `eye_closure_right` is >= threshold. An event is a maximal run of consecutive closed frames.
     It is 'credited' when at least one of its frames is credited (the machine would count the
     blink there); runs without a credited frame (device rotating) are kept with credited False.
+    It is 'edgeRejected' when the engine's eye-edge check judged the eyes open on every one of
+    its frames (`eyes_open_by_edges` = 1): the machine credits no blink there, so such runs are
+    not engine events (traces without the column: never rejected).
+
+    Traces with the `eyes_closed` column (the engine's blink episodes, `BlinkEpisode`: from a
+    closed frame until the eyes look open again) give the engine's own events instead: maximal
+    runs of frames with `eyes_closed` = 1 (one closure is one event even when its closure falls
+    back under the threshold for a frame inside it).
     """
     means = []
     for r in rows:
@@ -45,7 +53,12 @@ def engine_events(rows, threshold=ENGINE_THRESHOLD):
         else:
             means.append(None)
     events = []
-    for a, b in runs([m is not None and m >= threshold for m in means]):
+    if rows and "eyes_closed" in rows[0]:
+        flags = [r.get("face") == "1" and r.get("eyes_closed") == "1" for r in rows]
+        means = [m if m is not None else 0.0 for m in means]
+    else:
+        flags = [m is not None and m >= threshold for m in means]
+    for a, b in runs(flags):
         seg = rows[a:b + 1]
         peak = max(range(a, b + 1), key=lambda i: means[i])
         events.append({
@@ -53,6 +66,7 @@ def engine_events(rows, threshold=ENGINE_THRESHOLD):
             "frames": [int(rows[a]["frame"]), int(rows[b]["frame"])],
             "peak": round(means[peak], 4), "peakSeconds": float(rows[peak]["seconds"]),
             "credited": any(r.get("credited") == "1" for r in seg),
+            "edgeRejected": all(r.get("eyes_open_by_edges") == "1" for r in seg),
         })
     return events
 
