@@ -1,0 +1,45 @@
+import Foundation
+import LivenessEvidence
+import LivenessKit
+import LivenessStore
+
+/// The headers of one webhook request (docs/webhooks.md, "Verifying a delivery"):
+///
+/// * `Liveness-Webhook-Signature: t=<unix seconds>,v1=<hex>`: HMAC-SHA256 under the shared secret
+///   (`--webhook-secret-file`) of `<t>.<delivery id>.<body>`. The timestamp and the delivery id are
+///   signed with the body, so a receiver that rejects old timestamps (5 minutes) and delivery ids
+///   it has seen stops replays.
+/// * `Liveness-Delivery-Id`, `Liveness-Session-Id`, `Liveness-Delivery-Attempt`.
+/// * With `--sign-key`, `Liveness-Report-Signature`: the session's `report.sig` (format
+///   `liveness-signature/1`, docs/signing.md), base64 (standard alphabet, one line). It holds the
+///   report, so a verifier checks the Ed25519 signature and that the body is that report.
+enum WebhookSignature {
+    /// The header names, lower case.
+    static let signatureHeader = "liveness-webhook-signature"
+    static let deliveryHeader = "liveness-delivery-id"
+    static let sessionHeader = "liveness-session-id"
+    static let attemptHeader = "liveness-delivery-attempt"
+    static let reportSignatureHeader = "liveness-report-signature"
+
+    /// The HMAC header's value for `body` of delivery `deliveryID` at `timestamp` (seconds).
+    static func value(secret: [UInt8], timestamp: Int, deliveryID: String, body: [UInt8]) -> String {
+        let code = HMACSHA256.code(key: secret, Array("\(timestamp).\(deliveryID).".utf8), body)
+        return "t=\(timestamp),v1=" + code.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Every header of the request for `delivery`, signed at `now`.
+    static func headers(for delivery: Delivery, secret: [UInt8], now: Date) -> [(String, String)] {
+        var headers: [(String, String)] = [
+            ("content-type", "application/json"),
+            ("user-agent", "liveness/\(LivenessEngine.version) webhook"),
+            (deliveryHeader, delivery.id),
+            (sessionHeader, delivery.sessionID),
+            (attemptHeader, String(delivery.attempts)),
+            (signatureHeader, value(secret: secret, timestamp: Int(now.timeIntervalSince1970), deliveryID: delivery.id, body: delivery.report)),
+        ]
+        if let signature = delivery.signature, !signature.isEmpty {
+            headers.append((reportSignatureHeader, Data(signature).base64EncodedString()))
+        }
+        return headers
+    }
+}
