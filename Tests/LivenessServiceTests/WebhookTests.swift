@@ -205,8 +205,9 @@ final class WebhookTests: XCTestCase {
     }
 
     /// The receiver is down while a real `liveness serve` (SQLite `--data-dir`) fails its first
-    /// attempt and stops; the next process on the folder sends the pending delivery once the
-    /// receiver is back: the same delivery id, a valid HMAC.
+    /// attempt, and the process is killed (SIGKILL) with another session streaming; the next
+    /// process on the folder sends the pending delivery once the receiver is back (the same
+    /// delivery id, a valid HMAC), and the streaming session's `interrupted` result too.
     func testADeliveryPendingAcrossARestartIsSentByTheNextProcess() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let keyFile = dir.appendingPathComponent("store.key").path
@@ -243,7 +244,16 @@ final class WebhookTests: XCTestCase {
         let id = try cancelledSession(firstURL, callback: callback)
         XCTAssertTrue(try eventually(20) { try get(firstURL, "/v1/sessions/\(id)").headers["liveness-webhook"] == "pending; attempts=1" },
                       "the first attempt failed: nobody listens")
-        first.terminate()
+        // A second session streaming when the process dies.
+        let streaming = try create(firstURL, #"{"callbackUrl":"\#(callback)"}"#)
+        let streamingID = try XCTUnwrap(streaming.json["id"] as? String)
+        let connection = try WebSocketConnection(address: try ServiceAddress(url: firstURL), path: "/v1/sessions/\(streamingID)/stream",
+                                                 token: try XCTUnwrap(streaming.json["token"] as? String))
+        addTeardownBlock { connection.close() }
+        guard case .text? = connection.next(timeout: 20) else { return XCTFail("no greeting") }
+        connection.send(text: #"{"type":"start"}"#)
+        XCTAssertTrue(try eventually(10) { try sql(data, "SELECT state FROM sessions WHERE id = '\(streamingID)'") == ["streaming"] })
+        kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let stored = try sql(data, "SELECT id, state, attempts, last_error FROM outbox WHERE session_id = '\(id)'")
         XCTAssertEqual(stored.count, 1)
@@ -254,8 +264,15 @@ final class WebhookTests: XCTestCase {
         let receiver = try Receiver(self, folder: dir, port: port)
         let (_, secondURL) = try serve()
         // The default schedule: the second attempt 2.5 to 5 s after the first.
-        XCTAssertTrue(eventually(30) { !receiver.requests().isEmpty }, "the next process sends the pending delivery")
-        let request = try XCTUnwrap(receiver.requests().first)
+        XCTAssertTrue(eventually(30) { receiver.requests().count >= 2 }, "the next process sends the pending delivery and the interrupted one")
+        func received(_ session: String) -> [[String: Any]] {
+            receiver.requests().filter { ($0["headers"] as? [String: String])?["liveness-session-id"] == session }
+        }
+        let interrupted = try XCTUnwrap(received(streamingID).first, "\(receiver.requests())")
+        let interruptedReport = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((interrupted["body"] as? String ?? "").utf8)) as? [String: Any])
+        XCTAssertEqual((interruptedReport["verdict"] as? [String: Any])?["reason"] as? String, "interrupted")
+        XCTAssertEqual(interrupted["hmacValid"] as? Bool, true)
+        let request = try XCTUnwrap(received(id).first)
         let headers = try XCTUnwrap(request["headers"] as? [String: String])
         XCTAssertEqual(headers["liveness-delivery-id"], row.first, "the delivery queued before the restart")
         XCTAssertEqual(headers["liveness-session-id"], id)
@@ -357,6 +374,33 @@ final class WebhookTests: XCTestCase {
         let created = try create(plain.url, #"{"callbackUrl":"https://example.com/hook"}"#)
         XCTAssertEqual(created.status, 400)
         XCTAssertEqual((created.json["error"] as? [String: Any])?["code"] as? String, "webhooksDisabled")
+    }
+
+    /// Two instances on one PostgreSQL server (`TemporaryPostgres`), both dispatching: every
+    /// session's result arrives once, whichever instance ran it, as a lease is one instance's.
+    func testTwoInstancesOnPostgreSQLDeliverEachResultOnce() throws {
+        let postgres = try TemporaryPostgres(self)
+        let dir = try Fixtures.temporaryDirectory(self)
+        let receiver = try Receiver(self, folder: dir)
+        let key = try storeKey()
+        let instances = try (0..<2).map { _ in
+            try startService {
+                $0.storeURL = postgres.url
+                $0.storeKey = key
+                $0.webhookSecret = Array(Self.secret.utf8)
+                $0.webhookURL = receiver.url  // the default: sessions are created without a callbackUrl
+                $0.webhooks.pollSeconds = 0.05
+            }
+        }
+        var ids: [String] = []
+        for n in 0..<6 { ids.append(try cancelledSession(instances[n % 2].url, callback: nil)) }
+        XCTAssertTrue(eventually(30) { receiver.requests().count >= ids.count }, "\(receiver.requests().count) of \(ids.count)")
+        Thread.sleep(forTimeInterval: 1)
+        let sessions = receiver.requests().compactMap { ($0["headers"] as? [String: String])?["liveness-session-id"] }
+        XCTAssertEqual(sessions.sorted(), ids.sorted(), "each result once")
+        XCTAssertTrue(receiver.requests().allSatisfy { $0["hmacValid"] as? Bool == true })
+        XCTAssertEqual(try postgres.psql("SELECT state, count(*) FROM liveness_outbox GROUP BY state"), ["delivered|\(ids.count)"])
+        XCTAssertEqual(try get(instances[1].url, "/v1/sessions/\(ids[0])").headers["liveness-webhook"], "delivered; attempts=1")
     }
 
     /// A free TCP port on 127.0.0.1 (bound, then released).
