@@ -43,7 +43,7 @@ final class ServiceMetrics: @unchecked Sendable {
     }
 
     /// A call to the store (`op`: create, claim, peek, finish, read, still, erase, heartbeat,
-    /// orphans, sweep, check) that took `seconds`; `failed` when it threw.
+    /// orphans, sweep, check; webhooks: lease, delivery, outbox) that took `seconds`; `failed` when it threw.
     func storeCall(_ operation: String, seconds: Double, failed: Bool = false) {
         lock.withLock {
             var entry = storeCalls[operation] ?? ([Int](repeating: 0, count: Self.storeBuckets.count), 0, 0)

@@ -41,7 +41,7 @@ public struct Delivery: Sendable, Equatable {
     public var url: String
     /// Attempts made so far, this one included (1 for the first).
     public var attempts: Int
-    /// When the session finished and the delivery was queued, seconds since 1970.
+    /// When the session finished and the delivery was queued.
     public var createdAt: Date
     /// The report, byte for byte as `GET /v1/sessions/{id}` serves it.
     public var report: [UInt8]

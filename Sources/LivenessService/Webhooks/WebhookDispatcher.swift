@@ -86,14 +86,28 @@ final class WebhookDispatcher: @unchecked Sendable {
         let seconds = (ContinuousClock.now - started).inSeconds
         let now = Date()
         if outcome.delivered {
-            _ = try? store.deliveryDelivered(id: delivery.id, owner: owner, now: now)
+            record { () throws(StoreError) in _ = try store.deliveryDelivered(id: delivery.id, owner: owner, now: now) }
             metrics.webhookAttempt(.delivered, seconds: seconds)
             return
         }
         let retryAt = schedule.retryAt(delivery, now: now, jitter: Double.random(in: 0...1))
         let reason = "attempt \(delivery.attempts): \(outcome.failure ?? "failed")"
-        _ = try? store.deliveryFailed(id: delivery.id, owner: owner, error: reason, retryAt: retryAt, now: now)
+        record { () throws(StoreError) in
+            _ = try store.deliveryFailed(id: delivery.id, owner: owner, error: reason, retryAt: retryAt, now: now)
+        }
         metrics.webhookAttempt(retryAt == nil ? .dead : .failed, seconds: seconds)
+    }
+
+    /// An outcome written to the store, timed as `liveness_store_seconds{op="delivery"}`. When it
+    /// cannot be written, the lease ends and the delivery is attempted again (at least once).
+    private func record(_ body: () throws(StoreError) -> Void) {
+        let started = ContinuousClock.now
+        do {
+            try body()
+            metrics.storeCall("delivery", seconds: (ContinuousClock.now - started).inSeconds)
+        } catch {
+            metrics.storeCall("delivery", seconds: (ContinuousClock.now - started).inSeconds, failed: true)
+        }
     }
 
     /// Why `url` must not be POSTed to now: it breaks the rules, or its host resolves to an
