@@ -94,6 +94,13 @@ public enum ServeCommand {
         }
         if configuration.webhookSecret != nil {
             console.out("liveness serve: webhooks signed (HMAC-SHA256) from the store's outbox\(configuration.webhookURL.map { ", by default to \($0)" } ?? ", to each session's callbackUrl") (docs/webhooks.md)")
+            // libcurl sends through the proxy the environment names: the address rules then see
+            // the callback's host only, and the proxy decides where it connects.
+            let environment = ProcessInfo.processInfo.environment
+            let proxies = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY"].filter { !(environment[$0] ?? "").isEmpty }
+            if !proxies.isEmpty && environment["no_proxy"] != "*" && environment["NO_PROXY"] != "*" {
+                console.error("liveness serve: warning: webhooks go through the proxy in \(proxies.joined(separator: ", ")); the address rules of docs/webhooks.md then apply to the callback's host only (no_proxy='*' sends them directly)")
+            }
         }
         if configuration.demo {
             console.out("liveness serve: demo: open \(server.url)/ in a browser and press Verify (the page creates its own session)")
