@@ -5,8 +5,8 @@ code with the engine: it verifies each delivery as a relying party would, and th
 
 For each POST it checks the HMAC header (Liveness-Webhook-Signature: t=..,v1=.. over
 "<t>.<delivery id>.<body>" with the shared secret, a timestamp within --tolerance seconds), and with
---public-key the Ed25519 signature of the report (Liveness-Report-Signature: base64 of report.sig,
-liveness-signature/1, docs/signing.md) and that the body is the signed report. It appends one JSON
+--public-key the Ed25519 signature of the report (Liveness-Report-Signature: report.sig,
+liveness-signature/1, docs/signing.md, without its report member, in base64; the body is that member). It appends one JSON
 line per request (of any method) to --record (headers, body, the checks, what it answered) and answers 500 to the
 first --fail-first requests, a redirect to every request with --redirect-to, 200 otherwise.
 
@@ -43,17 +43,21 @@ def hmac_valid(secret, header, delivery_id, body, tolerance, now=None):
 
 
 def report_signature_valid(public_key_path, header, body):
-    """True when the base64 report.sig in `header` is signed by the key and holds the body's report."""
+    """True when `header` (report.sig without its report member, base64) with the body put back as
+    its report is signed by the key."""
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
     from verify_signature import canonical
     try:
         envelope = json.loads(base64.b64decode(header, validate=True))
+        if "report" in envelope:
+            return False
+        envelope["report"] = json.loads(body)
         signature = base64.b64decode(envelope.pop("signature"), validate=True)
         with open(public_key_path, "rb") as f:
             key = load_pem_public_key(f.read())
         key.verify(signature, canonical(envelope))
-        return envelope["report"] == json.loads(body)
+        return True
     except (InvalidSignature, ValueError, KeyError, TypeError):
         return False
 

@@ -183,6 +183,7 @@ final class WebhookTests: XCTestCase {
             XCTAssertEqual(Data((request["body"] as? String ?? "").utf8), report.body, "the body is the report GET serves")
             XCTAssertEqual(request["path"] as? String, "/hook")
             XCTAssertEqual(request["method"] as? String, "POST")
+            XCTAssertLessThan(headers["liveness-report-signature"]?.count ?? 0, 2048, "a detached signature, short enough for any proxy")
         }
         let body = try XCTUnwrap(try JSONSerialization.jsonObject(with: report.body) as? [String: Any])
         XCTAssertEqual((body["verdict"] as? [String: Any])?["reason"] as? String, "cancelled")
@@ -192,6 +193,14 @@ final class WebhookTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(times[n] - times[n - 1], 0.2 * pow(2, Double(n - 1)) * 0.5 - 0.05, "gap before attempt \(n + 1)")
         }
         XCTAssertEqual(report.headers["liveness-webhook"], "delivered; attempts=4")
+        // The header with the body put back is the session's report.sig (as JSON values).
+        let header = try XCTUnwrap((requests.last?["headers"] as? [String: String])?["liveness-report-signature"])
+        var rebuilt = try XCTUnwrap(try JSONSerialization.jsonObject(with: try XCTUnwrap(Data(base64Encoded: header))) as? [String: Any])
+        XCTAssertNil(rebuilt["report"])
+        rebuilt["report"] = try JSONSerialization.jsonObject(with: report.body)
+        let served = try XCTUnwrap(try JSONSerialization.jsonObject(with: try get(server.url, "/v1/sessions/\(id)/report.sig").body) as? [String: Any])
+        XCTAssertEqual(NSDictionary(dictionary: rebuilt), NSDictionary(dictionary: served))
+        print("webhook Liveness-Report-Signature: \(header.count) bytes")
         XCTAssertEqual(try sql(dir.appendingPathComponent("data"), "SELECT state, attempts FROM outbox WHERE session_id = '\(id)'"),
                        ["delivered|4"])
         let metrics = String(decoding: try get(server.url, "/metrics").body, as: UTF8.self)
