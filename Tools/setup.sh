@@ -33,6 +33,7 @@ packages=(
   libwebsockets-dev    # libwebsockets 4.1: the service's HTTP, WebSocket and TLS (liveness serve)
   libsqlite3-dev       # SQLite 3: the durable session store of liveness serve --data-dir (docs/store.md)
   libpq-dev            # libpq: the PostgreSQL backend of the session store (liveness serve --store postgres://...)
+  libcurl4             # libcurl, which Foundation's URLSession (FoundationNetworking) sends webhooks with (docs/webhooks.md)
   pkg-config
   ffmpeg               # builds the sample clip from the astronaut portrait
   python3 python3-pip unzip  # fetch the portrait from the scikit-image wheel

@@ -31,6 +31,8 @@ public enum ServeCommand {
             .option("--data-dir", "DIR", "Keep sessions and results in DIR/liveness.db (SQLite) across restarts (docs/store.md). Without it, in memory only.", group: "store"),
             .option("--store-key", "FILE", "The key (32 random bytes, mode 0600) that seals the stills kept in --data-dir or --store.", group: "store"),
             .option("--store", "URL", "Keep them in PostgreSQL instead of --data-dir (postgres://user@host/database), for instances on several machines (with --store-key)."),
+            .option("--webhook-url", "URL", "POST every finished session's result here unless its creator gave a callbackUrl (https, or http to loopback; docs/webhooks.md)."),
+            .option("--webhook-secret-file", "FILE", "Send webhooks, signed with HMAC-SHA256 under the secret on FILE's first line (32+ characters); needs a store."),
             .option("--retention", "SECONDS", "How long a finished session's report and stills are kept (default 600)."),
             .flag("--demo", "Let the hosted page at / create its own sessions (POST /demo/sessions; loopback only)."),
         ],
@@ -59,6 +61,8 @@ public enum ServeCommand {
                     throw ServiceError("--store-key \(error.subject): \(error.problem)")
                 }
             }
+            configuration.webhookURL = parsed.value("--webhook-url")
+            if let path = parsed.value("--webhook-secret-file") { configuration.webhookSecret = try ServiceConfiguration.readWebhookSecret(path: path) }
             if let seconds = try parsed.integer("--retention", in: 1...31_536_000) { configuration.limits.resultRetentionSeconds = Double(seconds) }
         } catch let error as UsageError {
             return console.usageError(error, spec: spec)
@@ -87,6 +91,16 @@ public enum ServeCommand {
             console.out("liveness serve: sessions and results kept in \(directory)/liveness.db for \(Int(configuration.limits.resultRetentionSeconds)) s after they finish, stills sealed (docs/store.md)")
         } else {
             console.out("liveness serve: sessions and results in memory only (a restart loses them; --data-dir keeps them)")
+        }
+        if configuration.webhookSecret != nil {
+            console.out("liveness serve: webhooks signed (HMAC-SHA256) from the store's outbox\(configuration.webhookURL.map { ", by default to \($0)" } ?? ", to each session's callbackUrl") (docs/webhooks.md)")
+            // libcurl sends through the proxy the environment names: the address rules then see
+            // the callback's host only, and the proxy decides where it connects.
+            let environment = ProcessInfo.processInfo.environment
+            let proxies = ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY"].filter { !(environment[$0] ?? "").isEmpty }
+            if !proxies.isEmpty && environment["no_proxy"] != "*" && environment["NO_PROXY"] != "*" {
+                console.error("liveness serve: warning: webhooks go through the proxy in \(proxies.joined(separator: ", ")); the address rules of docs/webhooks.md then apply to the callback's host only (no_proxy='*' sends them directly)")
+            }
         }
         if configuration.demo {
             console.out("liveness serve: demo: open \(server.url)/ in a browser and press Verify (the page creates its own session)")

@@ -127,7 +127,8 @@ final class HTTPRoutes: @unchecked Sendable {
             guard authorized(request) else { return unauthorized() }
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4",
                                 body: Array(metrics.prometheus(activeSessions: host.activeSessions,
-                                                               store: host.store.map { $0 is PostgresSessionStore ? "postgres" : "sqlite" }).utf8))
+                                                               store: host.store.map { $0 is PostgresSessionStore ? "postgres" : "sqlite" },
+                                                               outbox: outboxStatus()).utf8))
         }
         if parts == ["v1", "capabilities"] && get { return .json(200, capabilities()) }
         if parts == ["v1", "sessions"] && post {
@@ -158,8 +159,12 @@ final class HTTPRoutes: @unchecked Sendable {
                 return .json(202, ["id": id, "state": result.state])
             }
             // With a key, the result points to its signature (RFC 8288 link), fetched beside it.
-            let link: [(String, String)] = result.signature == nil ? [] : [("link", "</v1/sessions/\(id)/report.sig>; rel=\"signature\"")]
-            return HTTPResponse(status: 200, contentType: "application/json", body: data, headers: link)
+            var headers: [(String, String)] = result.signature == nil ? [] : [("link", "</v1/sessions/\(id)/report.sig>; rel=\"signature\"")]
+            // Its webhook's state (docs/webhooks.md): pending, delivered or dead, and the attempts made.
+            if let delivery = result.delivery {
+                headers.append(("liveness-webhook", "\(delivery.state.rawValue); attempts=\(delivery.attempts)"))
+            }
+            return HTTPResponse(status: 200, contentType: "application/json", body: data, headers: headers)
         }
         if parts.count == 4 && parts[0] == "v1" && parts[1] == "sessions" && parts[3] == "stream" && get {
             // The camera client's question before it opens the stream: is this link still usable?
@@ -234,6 +239,38 @@ final class HTTPRoutes: @unchecked Sendable {
         return .error(404, "notFound", "no such resource: \(request.path)")
     }
 
+    /// The store's outbox for `/metrics`, when the service sends webhooks; nil otherwise or when
+    /// the store cannot be read (its error is counted).
+    private func outboxStatus() -> OutboxStatus? {
+        guard let store = host.store, configuration.webhookSecret != nil else { return nil }
+        let started = ContinuousClock.now
+        do {
+            let status = try store.outboxStatus()
+            metrics.storeCall("outbox", seconds: (ContinuousClock.now - started).inSeconds)
+            return status
+        } catch {
+            metrics.storeCall("outbox", seconds: (ContinuousClock.now - started).inSeconds, failed: true)
+            return nil
+        }
+    }
+
+    /// The callback URL of a new session: the body's `callbackUrl`, else `--webhook-url`, else
+    /// none; validated (`WebhookURL`). A refusal is the 400 to answer.
+    private func callbackURL(_ value: Any?) -> (url: String?, refusal: HTTPResponse?) {
+        guard let value else { return (configuration.webhookURL, nil) }
+        guard let text = value as? String else {
+            return (nil, .error(400, "invalidCallbackUrl", "\"callbackUrl\" must be a string (an https URL)"))
+        }
+        guard configuration.webhookSecret != nil, host.store != nil else {
+            return (nil, .error(400, "webhooksDisabled", "this service sends no webhooks (it needs a store and --webhook-secret-file); poll GET /v1/sessions/{id} instead"))
+        }
+        do throws(ServiceError) {
+            return (try WebhookURL.validate(text).text, nil)
+        } catch {
+            return (nil, .error(400, "invalidCallbackUrl", error.message))
+        }
+    }
+
     /// The store could not be read or written (docs/store.md): try again shortly.
     func storeUnavailable() -> HTTPResponse {
         .error(503, "storeUnavailable", "the session store cannot be read or written now; try again shortly", headers: [("retry-after", "5")])
@@ -275,13 +312,17 @@ final class HTTPRoutes: @unchecked Sendable {
     private func createSession(_ body: [UInt8]) -> HTTPResponse {
         var policy = configuration.policy
         var seed: UInt64?
+        var callback = configuration.webhookURL
         if !body.isEmpty {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
-                return .error(400, "invalidRequest", "the body must be a JSON object ({\"policy\": {...}, \"seed\": n}) or empty")
+                return .error(400, "invalidRequest", "the body must be a JSON object ({\"policy\": {...}, \"seed\": n, \"callbackUrl\": \"https://…\"}) or empty")
             }
-            for key in object.keys where key != "policy" && key != "seed" {
-                return .error(400, "invalidRequest", "unknown field \"\(key)\" (policy, seed)")
+            for key in object.keys where key != "policy" && key != "seed" && key != "callbackUrl" {
+                return .error(400, "invalidRequest", "unknown field \"\(key)\" (policy, seed, callbackUrl)")
             }
+            let chosen = callbackURL(object["callbackUrl"])
+            if let refusal = chosen.refusal { return refusal }
+            callback = chosen.url
             if let overrides = object["policy"] {
                 guard let keys = overrides as? [String: Any] else { return .error(400, "invalidRequest", "\"policy\" must be an object") }
                 // Numbers, or a choice's name ("challengeMode": "passive"); never weaker than the
@@ -301,7 +342,7 @@ final class HTTPRoutes: @unchecked Sendable {
             }
         }
         let created: SessionHost.Created
-        switch host.create(policy: policy, seed: seed) {
+        switch host.create(policy: policy, seed: seed, callbackURL: callback) {
         case let .success(value): created = value
         case .failure(.full):
             return .error(503, "tooManySessions", "\(configuration.limits.maxSessions) sessions are already active; try again shortly",

@@ -27,6 +27,8 @@ public final class LivenessServer: @unchecked Sendable {
     private var strings: [UnsafeMutablePointer<CChar>] = []
     private var loopThread: Thread?
     private var housekeepingThread: Thread?
+    /// Sends the outbox's webhooks, with a store and a webhook secret (docs/webhooks.md).
+    private var webhooks: WebhookDispatcher?
     private let stopLock = NSLock()
     private var stopping = false
     private let stopped = DispatchSemaphore(value: 0)
@@ -91,6 +93,18 @@ public final class LivenessServer: @unchecked Sendable {
             } catch {
                 throw ServiceError("the session store: \(error.message)")
             }
+        }
+        // Webhooks go out from the store's outbox and are always signed with the shared secret.
+        if configuration.webhookSecret != nil || configuration.webhookURL != nil {
+            guard store != nil else {
+                throw ServiceError("webhooks are sent from the store's outbox, so that a restart loses none: give --data-dir (or --store) with --webhook-url / --webhook-secret-file (docs/webhooks.md)")
+            }
+            guard configuration.webhookSecret != nil else {
+                throw ServiceError("--webhook-url needs --webhook-secret-file: every webhook is signed with the shared secret (docs/webhooks.md)")
+            }
+        }
+        if let url = configuration.webhookURL {
+            do throws(ServiceError) { _ = try WebhookURL.validate(url) } catch { throw ServiceError("--webhook-url: \(error.message)") }
         }
         self.configuration = configuration
         host = SessionHost(model: model, limits: configuration.limits, metrics: metrics)
@@ -188,6 +202,13 @@ public final class LivenessServer: @unchecked Sendable {
         // streaming ended `interrupted`, what expired while it was down swept.
         host.maintainStore(staleAfterSeconds: configuration.storeStaleSeconds)
         host.start(workers: configuration.workers)
+        if let store = host.store, let secret = configuration.webhookSecret {
+            let dispatcher = WebhookDispatcher(store: store, owner: host.instance.id, secret: secret, schedule: configuration.webhooks,
+                                               metrics: metrics)
+            host.stored = { [weak dispatcher] in dispatcher?.poke() }
+            webhooks = dispatcher
+            dispatcher.start()
+        }
         uploads.start { [weak self] id, response in self?.finishedUpload(id, response) }
 
         let loop = Thread { [self] in runLoop() }
@@ -229,6 +250,7 @@ public final class LivenessServer: @unchecked Sendable {
         }
         host.stop()
         uploads.stop()
+        webhooks?.stop()
         // Its streams have ended (cancelled, stored): it no longer owns any session.
         host.leaveStore()
         finished.signal()

@@ -51,6 +51,14 @@ public struct ServiceConfiguration: Sendable {
     /// An instance on another machine whose heartbeat is older than this is gone: its streaming
     /// sessions end `interrupted`. (On this machine, its process is looked up instead.)
     public var storeStaleSeconds = 60.0
+    /// The callback URL of sessions created without one (`--webhook-url`, docs/webhooks.md); nil:
+    /// only sessions created with a `callbackUrl` send their result.
+    public var webhookURL: String?
+    /// The shared secret that signs every webhook (HMAC-SHA256, `--webhook-secret-file`). Webhooks
+    /// are sent only with it, and only with a store (their outbox is in it).
+    public var webhookSecret: [UInt8]?
+    /// Retries, timeouts and polling of webhook deliveries.
+    public var webhooks = WebhookSchedule()
 
     /// Creates the defaults.
     public init() {}
@@ -88,6 +96,19 @@ public struct ServiceConfiguration: Sendable {
 
     /// True when TLS is configured.
     public var usesTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
+
+    /// Reads the webhook secret from a file: its first line, at least 32 printable ASCII
+    /// characters (`openssl rand -hex 32`); the bytes of that line are the HMAC key.
+    public static func readWebhookSecret(path: String) throws(ServiceError) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ServiceError("cannot read the webhook secret file \(path)")
+        }
+        let secret = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard secret.count >= 32, secret.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw ServiceError("the webhook secret in \(path) must be one line of at least 32 printable ASCII characters (openssl rand -hex 32 > \(path))")
+        }
+        return Array(secret.utf8)
+    }
 
     /// Reads the API token from a file: its first line, at least 16 characters.
     public static func readToken(path: String) throws(ServiceError) -> [UInt8] {

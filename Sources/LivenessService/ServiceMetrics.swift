@@ -22,9 +22,28 @@ final class ServiceMetrics: @unchecked Sendable {
     private var erasures = 0
     private var sweeps = 0
     private var swept: [String: Int] = ["retention": 0, "expired": 0]
+    /// Webhook attempts by outcome, and their latency (docs/webhooks.md).
+    enum WebhookOutcome: String, CaseIterable { case delivered, failed, dead }
+    private var webhookOutcomes: [WebhookOutcome: Int] = [:]
+    /// Upper bounds of the `liveness_webhook_seconds` buckets.
+    static let webhookBuckets: [Double] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    private var webhookBucketCounts = [Int](repeating: 0, count: webhookBuckets.count)
+    private var webhookSecondsSum = 0.0
+    private var webhookSecondsCount = 0
+
+    /// A webhook attempt that took `seconds`: delivered, failed (to be tried again), or failed
+    /// for the last time (the delivery is dead).
+    func webhookAttempt(_ outcome: WebhookOutcome, seconds: Double) {
+        lock.withLock {
+            webhookOutcomes[outcome, default: 0] += 1
+            for (i, bound) in Self.webhookBuckets.enumerated() where seconds <= bound { webhookBucketCounts[i] += 1 }
+            webhookSecondsSum += seconds
+            webhookSecondsCount += 1
+        }
+    }
 
     /// A call to the store (`op`: create, claim, peek, finish, read, still, erase, heartbeat,
-    /// orphans, sweep, check) that took `seconds`; `failed` when it threw.
+    /// orphans, sweep, check; webhooks: lease, delivery, outbox) that took `seconds`; `failed` when it threw.
     func storeCall(_ operation: String, seconds: Double, failed: Bool = false) {
         lock.withLock {
             var entry = storeCalls[operation] ?? ([Int](repeating: 0, count: Self.storeBuckets.count), 0, 0)
@@ -86,8 +105,9 @@ final class ServiceMetrics: @unchecked Sendable {
     }
 
     /// The Prometheus text exposition (version 0.0.4); the store's series when `store` (the
-    /// backend's name) is given.
-    func prometheus(activeSessions: Int, store: String? = nil) -> String {
+    /// backend's name) is given, the webhooks' when `outbox` is (the store's outbox read now, at
+    /// `now`).
+    func prometheus(activeSessions: Int, store: String? = nil, outbox: OutboxStatus? = nil, now: Date = Date()) -> String {
         lock.withLock {
             var text = "# HELP liveness_sessions_active Sessions created or streaming.\n# TYPE liveness_sessions_active gauge\n"
             text += "liveness_sessions_active \(activeSessions)\n"
@@ -138,6 +158,25 @@ final class ServiceMetrics: @unchecked Sendable {
             for (kind, count) in swept.sorted(by: { $0.key < $1.key }) {
                 text += "liveness_store_swept_total{kind=\"\(kind)\"} \(count)\n"
             }
+            guard let outbox else { return text }
+            text += "# HELP liveness_webhook_outbox_pending Webhook deliveries waiting in the store's outbox (all instances).\n"
+            text += "# TYPE liveness_webhook_outbox_pending gauge\nliveness_webhook_outbox_pending \(outbox.pending)\n"
+            let age = outbox.oldestPending.map { max(0, now.timeIntervalSince($0)) } ?? 0
+            text += "# HELP liveness_webhook_outbox_oldest_seconds Age of the oldest waiting delivery (0 when none waits).\n"
+            text += "# TYPE liveness_webhook_outbox_oldest_seconds gauge\nliveness_webhook_outbox_oldest_seconds \(age)\n"
+            text += "# HELP liveness_webhook_outbox_dead Deliveries given up (dead) still in the store.\n"
+            text += "# TYPE liveness_webhook_outbox_dead gauge\nliveness_webhook_outbox_dead \(outbox.dead)\n"
+            text += "# HELP liveness_webhook_deliveries_total Webhook attempts of this instance: delivered, failed (tried again later), dead (the last one failed).\n"
+            text += "# TYPE liveness_webhook_deliveries_total counter\n"
+            for outcome in WebhookOutcome.allCases {
+                text += "liveness_webhook_deliveries_total{outcome=\"\(outcome.rawValue)\"} \(webhookOutcomes[outcome] ?? 0)\n"
+            }
+            text += "# HELP liveness_webhook_seconds Time of one webhook attempt (address check and request).\n# TYPE liveness_webhook_seconds histogram\n"
+            for (i, bound) in Self.webhookBuckets.enumerated() {
+                text += "liveness_webhook_seconds_bucket{le=\"\(bound)\"} \(webhookBucketCounts[i])\n"
+            }
+            text += "liveness_webhook_seconds_bucket{le=\"+Inf\"} \(webhookSecondsCount)\n"
+            text += "liveness_webhook_seconds_sum \(webhookSecondsSum)\nliveness_webhook_seconds_count \(webhookSecondsCount)\n"
             return text
         }
     }

@@ -45,6 +45,8 @@ final class SessionHost: @unchecked Sendable {
         var signature: [UInt8]?
         var prompted: Bool
         var promptLog: [UInt8]?
+        /// Its latest webhook delivery (from the store), if it has one.
+        var delivery: DeliverySummary? = nil
     }
 
     let model: LandmarkModel
@@ -55,6 +57,8 @@ final class SessionHost: @unchecked Sendable {
     var wake: @Sendable () -> Void = {}
     /// Called on a worker when a session ends with a report (signing, logging).
     var finished: (@Sendable (LivenessReport) -> Void)?
+    /// Called when a result was stored (its webhook, if any, is queued): the dispatcher wakes.
+    var stored: (@Sendable () -> Void)?
 
     private let condition = NSCondition()
     private var sessions: [String: HostedSession] = [:]
@@ -350,7 +354,10 @@ final class SessionHost: @unchecked Sendable {
                 // Served from the store from now on, by any instance; when the row was erased
                 // meanwhile (or ended by another instance that thought this one gone), dropped.
                 forget(session)
-                if stored { finished?(report) }
+                if stored {
+                    self.stored?()
+                    finished?(report)
+                }
                 return [.close(code: 1000, reason: "verdict given")]
             } catch {
                 // Kept in memory instead, for this instance to serve until its retention ends.
@@ -396,7 +403,8 @@ final class SessionHost: @unchecked Sendable {
     // MARK: Event loop side
 
     /// Creates a session for the relying party (in the store too, when there is one).
-    func create(policy: LivenessPolicy, seed: UInt64? = nil) -> Result<Created, CreateFailure> {
+    /// `callbackURL` (validated) receives its result when it finishes (docs/webhooks.md).
+    func create(policy: LivenessPolicy, seed: UInt64? = nil, callbackURL: String? = nil) -> Result<Created, CreateFailure> {
         let id = Secrets.hex(Secrets.randomBytes(12))
         let token = Secrets.hex(Secrets.randomBytes(16))
         let hash = SHA256Digest(of: Array(token.utf8)).bytes
@@ -408,7 +416,7 @@ final class SessionHost: @unchecked Sendable {
         if let store {
             do {
                 let record = NewSession(id: id, tokenSHA256: hash, policy: Array((try? JSONEncoder().encode(policy)) ?? Data()),
-                                        seed: chosenSeed, createdAt: now, expiresAt: expires)
+                                        seed: chosenSeed, createdAt: now, expiresAt: expires, callbackURL: callbackURL)
                 try timed("create") { () throws(StoreError) in try store.create(record) }
             } catch {
                 return .failure(.store(error))
@@ -683,7 +691,7 @@ final class SessionHost: @unchecked Sendable {
         guard let store else { return nil }
         guard let stored = try timed("read", { () throws(StoreError) in try store.session(id: id) }) else { return nil }
         return SessionResult(state: stored.state.rawValue, report: stored.report, reason: stored.reason, signature: stored.signature,
-                             prompted: stored.prompted, promptLog: stored.promptLog)
+                             prompted: stored.prompted, promptLog: stored.promptLog, delivery: stored.delivery)
     }
 
     /// A released still of a finished session (JPEG), from memory or the store (opened).
@@ -773,6 +781,7 @@ final class SessionHost: @unchecked Sendable {
         // Only while it is still the dead instance's: of two instances recovering it, one does.
         if (try? timed("finish", { () throws(StoreError) in try store.finish(id: orphan.id, owner: owner, result: result, now: Date()) })) == true {
             metrics.sessionEnded(status: report.verdict.status.rawValue, reason: report.verdict.reason?.rawValue)
+            stored?()
             finished?(report)
         }
     }

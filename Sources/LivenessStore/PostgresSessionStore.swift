@@ -4,7 +4,7 @@ import LivenessEvidence
 
 /// The PostgreSQL backend of `SessionStore` (`liveness serve --store postgres://…`), for several
 /// instances on several machines (docs/store.md): the tables `liveness_sessions`,
-/// `liveness_stills`, `liveness_instances` and `liveness_meta` in the database the URL names,
+/// `liveness_stills`, `liveness_instances`, `liveness_outbox` and `liveness_meta` in the database the URL names,
 /// created when missing. Every state change is the same single conditional statement as in the
 /// SQLite backend: PostgreSQL's row locks make the second of two concurrent claims re-read the
 /// row and change nothing.
@@ -182,6 +182,8 @@ public final class PostgresSessionStore: SessionStore, @unchecked Sendable {
                     prompted INTEGER NOT NULL DEFAULT 0
                 )
                 """)
+            // Schema 2: the webhook outbox (docs/webhooks.md), and the sessions' callback URL.
+            try run("ALTER TABLE liveness_sessions ADD COLUMN IF NOT EXISTS callback_url TEXT")
             try run("CREATE INDEX IF NOT EXISTS liveness_sessions_by_state ON liveness_sessions (state, expires_at, finished_at)")
             try run("""
                 CREATE TABLE IF NOT EXISTS liveness_stills (
@@ -200,13 +202,33 @@ public final class PostgresSessionStore: SessionStore, @unchecked Sendable {
                     heartbeat_at DOUBLE PRECISION NOT NULL
                 )
                 """)
+            try run("""
+                CREATE TABLE IF NOT EXISTS liveness_outbox (
+                    id TEXT PRIMARY KEY,
+                    session_id TEXT NOT NULL REFERENCES liveness_sessions (id) ON DELETE CASCADE,
+                    url TEXT NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'dead')),
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    next_attempt_at DOUBLE PRECISION NOT NULL,
+                    lease_owner TEXT,
+                    lease_until DOUBLE PRECISION,
+                    last_error TEXT,
+                    ended_at DOUBLE PRECISION
+                )
+                """)
+            try run("CREATE INDEX IF NOT EXISTS liveness_outbox_due ON liveness_outbox (state, next_attempt_at)")
+            try run("CREATE INDEX IF NOT EXISTS liveness_outbox_by_session ON liveness_outbox (session_id)")
             let version = try run("SELECT value FROM liveness_meta WHERE key = 'schema'").rows.first?.first?.blob
                 .flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
             if let version, version > SQLiteSessionStore.schemaVersion {
                 throw StoreError("\(location): written by a newer version of the engine (store schema \(version); this one knows \(SQLiteSessionStore.schemaVersion))")
             }
+            let current = SQLValue.blob(Array(String(SQLiteSessionStore.schemaVersion).utf8))
             if version == nil {
-                try run("INSERT INTO liveness_meta (key, value) VALUES ('schema', $1)", [.blob(Array(String(SQLiteSessionStore.schemaVersion).utf8))])
+                try run("INSERT INTO liveness_meta (key, value) VALUES ('schema', $1)", [current])
+            } else if version != SQLiteSessionStore.schemaVersion {
+                try run("UPDATE liveness_meta SET value = $1 WHERE key = 'schema'", [current])
             }
             if let sealed = try run("SELECT value FROM liveness_meta WHERE key = 'key_check'").rows.first?.first?.blob {
                 guard key.open(sealed) == StoreFormat.keyCheck else {
@@ -223,10 +245,11 @@ public final class PostgresSessionStore: SessionStore, @unchecked Sendable {
     public func create(_ session: NewSession) throws(StoreError) {
         try locked { () throws(StoreError) in
             try run("""
-                INSERT INTO liveness_sessions (id, token_sha256, state, policy, seed, created_at, expires_at)
-                VALUES ($1, $2, 'created', $3, $4, $5, $6)
+                INSERT INTO liveness_sessions (id, token_sha256, state, policy, seed, created_at, expires_at, callback_url)
+                VALUES ($1, $2, 'created', $3, $4, $5, $6, $7)
                 """, [.text(session.id), .blob(session.tokenSHA256), .blob(session.policy), .integer(Int64(bitPattern: session.seed)),
-                      .real(session.createdAt.timeIntervalSince1970), .real(session.expiresAt.timeIntervalSince1970)])
+                      .real(session.createdAt.timeIntervalSince1970), .real(session.expiresAt.timeIntervalSince1970),
+                      session.callbackURL.map { .text($0) } ?? .null])
         }
     }
 
@@ -273,6 +296,11 @@ public final class PostgresSessionStore: SessionStore, @unchecked Sendable {
                     try run("INSERT INTO liveness_stills (session_id, kind, sealed) VALUES ($1, $2, $3)",
                             [.text(id), .text(kind.rawValue), .blob(key.seal(StoreFormat.stillHeader(id, kind) + jpeg))])
                 }
+                // The webhook, queued with the result it sends (nothing without a callback URL).
+                try run("""
+                    INSERT INTO liveness_outbox (id, session_id, url, state, attempts, created_at, next_attempt_at)
+                    SELECT $1, id, callback_url, 'pending', 0, $2, $2 FROM liveness_sessions WHERE id = $3 AND callback_url IS NOT NULL
+                    """, [.text(OutboxRules.newID()), .real(now.timeIntervalSince1970), .text(id)])
                 return true
             }
         }
@@ -300,6 +328,7 @@ public final class PostgresSessionStore: SessionStore, @unchecked Sendable {
                 guard let state = try run("SELECT state FROM liveness_sessions WHERE id = $1 FOR UPDATE", [.text(id)]).rows.first?.first?.text
                     .flatMap(SessionState.init(rawValue:)) else { return nil }
                 try run("DELETE FROM liveness_stills WHERE session_id = $1", [.text(id)])
+                try run("DELETE FROM liveness_outbox WHERE session_id = $1", [.text(id)])
                 try run("DELETE FROM liveness_sessions WHERE id = $1", [.text(id)])
                 return state
             }
@@ -310,12 +339,19 @@ public final class PostgresSessionStore: SessionStore, @unchecked Sendable {
         try locked { () throws(StoreError) -> SweepResult in
             let t = now.timeIntervalSince1970
             return try transaction { () throws(StoreError) -> SweepResult in
+                // A finished session whose delivery is still pending stays (the delivery sends its
+                // report), for at most OutboxRules.maximumAgeSeconds.
+                let oldest = SQLValue.real(t - OutboxRules.maximumAgeSeconds)
                 try run("""
                     DELETE FROM liveness_stills WHERE session_id IN (SELECT id FROM liveness_sessions
-                        WHERE (state = 'finished' AND finished_at < $1) OR (state = 'created' AND expires_at <= $2))
-                    """, [.real(t - retentionSeconds), .real(t)])
-                let retained = try run("DELETE FROM liveness_sessions WHERE state = 'finished' AND finished_at < $1",
-                                       [.real(t - retentionSeconds)]).changed
+                        WHERE (state = 'finished' AND finished_at < $1
+                               AND id NOT IN (SELECT session_id FROM liveness_outbox WHERE state = 'pending' AND created_at > $3))
+                           OR (state = 'created' AND expires_at <= $2))
+                    """, [.real(t - retentionSeconds), .real(t), oldest])
+                let retained = try run("""
+                    DELETE FROM liveness_sessions WHERE state = 'finished' AND finished_at < $1
+                        AND id NOT IN (SELECT session_id FROM liveness_outbox WHERE state = 'pending' AND created_at > $2)
+                    """, [.real(t - retentionSeconds), oldest]).changed
                 let expired = try run("DELETE FROM liveness_sessions WHERE state = 'created' AND expires_at <= $1", [.real(t)]).changed
                 try run("""
                     DELETE FROM liveness_instances WHERE heartbeat_at < $1
@@ -368,6 +404,64 @@ public final class PostgresSessionStore: SessionStore, @unchecked Sendable {
         try locked { () throws(StoreError) in try run("SELECT 1 FROM liveness_meta LIMIT 1") }
     }
 
+    // MARK: DeliveryOutbox
+
+    public func leaseDeliveries(owner: String, now: Date, leaseSeconds: Double, limit: Int) throws(StoreError) -> [Delivery] {
+        try locked { () throws(StoreError) -> [Delivery] in
+            let t = now.timeIntervalSince1970
+            // One statement: the rows are locked as they are picked, and rows another instance is
+            // leasing at this moment are skipped, not waited for; a row's lease is one instance's.
+            let ids = try run("""
+                UPDATE liveness_outbox SET lease_owner = $1, lease_until = $2, attempts = attempts + 1
+                WHERE id IN (SELECT id FROM liveness_outbox WHERE state = 'pending' AND next_attempt_at <= $3
+                             AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4
+                             FOR UPDATE SKIP LOCKED)
+                RETURNING id
+                """, [.text(owner), .real(t + leaseSeconds), .real(t), .integer(Int64(max(0, limit)))]).rows.compactMap { $0.first?.text }
+            var out: [Delivery] = []
+            for id in ids {
+                guard let row = try run("""
+                    SELECT o.id, o.session_id, o.url, o.attempts, o.created_at, s.report, s.signature
+                    FROM liveness_outbox o JOIN liveness_sessions s ON s.id = o.session_id WHERE o.id = $1
+                    """, [.text(id)]).rows.first, let delivery = OutboxRules.delivery(from: row) else { continue }
+                out.append(delivery)
+            }
+            return out.sorted { $0.createdAt < $1.createdAt }
+        }
+    }
+
+    public func deliveryDelivered(id: String, owner: String, now: Date) throws(StoreError) -> Bool {
+        try locked { () throws(StoreError) -> Bool in
+            try run("""
+                UPDATE liveness_outbox SET state = 'delivered', ended_at = $1, lease_owner = NULL, lease_until = NULL, last_error = NULL
+                WHERE id = $2 AND lease_owner = $3 AND state = 'pending'
+                """, [.real(now.timeIntervalSince1970), .text(id), .text(owner)]).changed == 1
+        }
+    }
+
+    public func deliveryFailed(id: String, owner: String, error: String, retryAt: Date?, now: Date) throws(StoreError) -> Bool {
+        try locked { () throws(StoreError) -> Bool in
+            try run("""
+                UPDATE liveness_outbox SET state = $1, next_attempt_at = $2, ended_at = $3, last_error = $4, lease_owner = NULL,
+                    lease_until = NULL
+                WHERE id = $5 AND lease_owner = $6 AND state = 'pending'
+                """, [.text(retryAt == nil ? "dead" : "pending"), .real((retryAt ?? now).timeIntervalSince1970),
+                      retryAt == nil ? .real(now.timeIntervalSince1970) : .null, .text(String(error.prefix(500))), .text(id),
+                      .text(owner)]).changed == 1
+        }
+    }
+
+    public func outboxStatus() throws(StoreError) -> OutboxStatus {
+        try locked { () throws(StoreError) -> OutboxStatus in
+            let row = try run("""
+                SELECT count(*) FILTER (WHERE state = 'pending'), min(created_at) FILTER (WHERE state = 'pending'),
+                    count(*) FILTER (WHERE state = 'dead') FROM liveness_outbox
+                """).rows.first ?? []
+            return OutboxStatus(pending: Int(row.first?.integer ?? 0), oldestPending: row.count > 1 ? row[1].real.map(Date.init(timeIntervalSince1970:)) : nil,
+                                dead: Int(row.count > 2 ? row[2].integer ?? 0 : 0))
+        }
+    }
+
     // MARK: Helpers
 
     @discardableResult
@@ -381,7 +475,9 @@ public final class PostgresSessionStore: SessionStore, @unchecked Sendable {
         guard let row = try run("""
             SELECT id, state, policy, seed, created_at, expires_at, owner, finished_at, status, reason, report, signature,
                 prompt_log, prompted,
-                (SELECT string_agg(kind, ',') FROM liveness_stills WHERE session_id = liveness_sessions.id)
+                (SELECT string_agg(kind, ',') FROM liveness_stills WHERE session_id = liveness_sessions.id),
+                (SELECT state FROM liveness_outbox WHERE session_id = liveness_sessions.id ORDER BY created_at DESC LIMIT 1),
+                (SELECT attempts FROM liveness_outbox WHERE session_id = liveness_sessions.id ORDER BY created_at DESC LIMIT 1)
             FROM liveness_sessions WHERE id = $1
             """, [.text(id)]).rows.first else { return nil }
         return StoreFormat.session(from: row, id: id)

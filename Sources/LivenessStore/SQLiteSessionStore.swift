@@ -21,8 +21,9 @@ import Glibc
 public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
     /// The database's file name in the data folder.
     public static let fileName = "liveness.db"
-    /// The schema this code writes; a store written by a newer schema is refused.
-    public static let schemaVersion: Int64 = 1
+    /// The schema this code writes; a store written by a newer schema is refused, an older one
+    /// is brought up to date at start (2: the webhook outbox and `sessions.callback_url`).
+    public static let schemaVersion: Int64 = 2
 
     public let location: String
     /// The database file.
@@ -116,7 +117,8 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
                     report BLOB,
                     signature BLOB,
                     prompt_log BLOB,
-                    prompted INTEGER NOT NULL DEFAULT 0
+                    prompted INTEGER NOT NULL DEFAULT 0,
+                    callback_url TEXT
                 );
                 CREATE INDEX IF NOT EXISTS sessions_by_state ON sessions (state, expires_at, finished_at);
                 CREATE TABLE IF NOT EXISTS stills (
@@ -137,8 +139,14 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
             if let version, version > schemaVersion {
                 throw StoreError("\(connection.path): written by a newer version of the engine (store schema \(version); this one knows \(schemaVersion))")
             }
+            // Schema 1 (before webhooks): its sessions gain a callback URL.
+            let columns = try connection.query("PRAGMA table_info(sessions)").compactMap { $0.count > 1 ? $0[1].text : nil }
+            if !columns.contains("callback_url") { try connection.execute("ALTER TABLE sessions ADD COLUMN callback_url TEXT") }
+            try connection.execute(Self.outboxSchema)
             if version == nil {
                 try connection.query("INSERT INTO meta (key, value) VALUES ('schema', ?)", [.integer(schemaVersion)])
+            } else if version != schemaVersion {
+                try connection.query("UPDATE meta SET value = ? WHERE key = 'schema'", [.integer(schemaVersion)])
             }
             // A sealed constant: a restart with another key fails here, not at the first still.
             if let sealed = try connection.query("SELECT value FROM meta WHERE key = 'key_check'").first?.first?.blob {
@@ -150,6 +158,25 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
             }
         }
     }
+
+    /// The webhook outbox (schema 2): one row per delivery, deleted with its session.
+    static let outboxSchema = """
+        CREATE TABLE IF NOT EXISTS outbox (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            url TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'dead')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            next_attempt_at REAL NOT NULL,
+            lease_owner TEXT,
+            lease_until REAL,
+            last_error TEXT,
+            ended_at REAL
+        );
+        CREATE INDEX IF NOT EXISTS outbox_due ON outbox (state, next_attempt_at);
+        CREATE INDEX IF NOT EXISTS outbox_by_session ON outbox (session_id);
+        """
 
     /// SQLite's result codes said as what they mean for the operator.
     private static func explained(_ error: StoreError, path: String) -> StoreError {
@@ -174,10 +201,11 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
     public func create(_ session: NewSession) throws(StoreError) {
         try locked { () throws(StoreError) in
             try connection.query("""
-                INSERT INTO sessions (id, token_sha256, state, policy, seed, created_at, expires_at)
-                VALUES (?, ?, 'created', ?, ?, ?, ?)
+                INSERT INTO sessions (id, token_sha256, state, policy, seed, created_at, expires_at, callback_url)
+                VALUES (?, ?, 'created', ?, ?, ?, ?, ?)
                 """, [.text(session.id), .blob(session.tokenSHA256), .blob(session.policy), .integer(Int64(bitPattern: session.seed)),
-                      .real(session.createdAt.timeIntervalSince1970), .real(session.expiresAt.timeIntervalSince1970)])
+                      .real(session.createdAt.timeIntervalSince1970), .real(session.expiresAt.timeIntervalSince1970),
+                      session.callbackURL.map { .text($0) } ?? .null])
         }
     }
 
@@ -228,6 +256,11 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
                     try connection.query("INSERT INTO stills (session_id, kind, sealed) VALUES (?, ?, ?)",
                                          [.text(id), .text(kind.rawValue), .blob(key.seal(StoreFormat.stillHeader(id, kind) + jpeg))])
                 }
+                // The webhook, queued with the result it sends (nothing without a callback URL).
+                try connection.query("""
+                    INSERT INTO outbox (id, session_id, url, state, attempts, created_at, next_attempt_at)
+                    SELECT ?, id, callback_url, 'pending', 0, ?, ? FROM sessions WHERE id = ? AND callback_url IS NOT NULL
+                    """, [.text(OutboxRules.newID()), .real(now.timeIntervalSince1970), .real(now.timeIntervalSince1970), .text(id)])
                 return true
             }
         }
@@ -257,6 +290,7 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
                 guard let state = try connection.query("SELECT state FROM sessions WHERE id = ?", [.text(id)]).first?.first?.text
                     .flatMap(SessionState.init(rawValue:)) else { return nil }
                 try connection.query("DELETE FROM stills WHERE session_id = ?", [.text(id)])
+                try connection.query("DELETE FROM outbox WHERE session_id = ?", [.text(id)])
                 try connection.query("DELETE FROM sessions WHERE id = ?", [.text(id)])
                 return state
             }
@@ -272,11 +306,16 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
         try locked { () throws(StoreError) -> SweepResult in
             let t = now.timeIntervalSince1970
             let result = try connection.transaction { () throws(StoreError) -> SweepResult in
+                // A finished session whose delivery is still pending stays (the delivery sends its
+                // report), for at most OutboxRules.maximumAgeSeconds.
+                let held = "id NOT IN (SELECT session_id FROM outbox WHERE state = 'pending' AND created_at > ?)"
+                let oldest = SQLValue.real(t - OutboxRules.maximumAgeSeconds)
                 try connection.query("""
                     DELETE FROM stills WHERE session_id IN (SELECT id FROM sessions
-                        WHERE (state = 'finished' AND finished_at < ?) OR (state = 'created' AND expires_at <= ?))
-                    """, [.real(t - retentionSeconds), .real(t)])
-                try connection.query("DELETE FROM sessions WHERE state = 'finished' AND finished_at < ?", [.real(t - retentionSeconds)])
+                        WHERE (state = 'finished' AND finished_at < ? AND \(held)) OR (state = 'created' AND expires_at <= ?))
+                    """, [.real(t - retentionSeconds), oldest, .real(t)])
+                try connection.query("DELETE FROM sessions WHERE state = 'finished' AND finished_at < ? AND \(held)",
+                                     [.real(t - retentionSeconds), oldest])
                 let retained = connection.changes
                 try connection.query("DELETE FROM sessions WHERE state = 'created' AND expires_at <= ?", [.real(t)])
                 let expired = connection.changes
@@ -339,6 +378,64 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
         }
     }
 
+    // MARK: DeliveryOutbox
+
+    public func leaseDeliveries(owner: String, now: Date, leaseSeconds: Double, limit: Int) throws(StoreError) -> [Delivery] {
+        try locked { () throws(StoreError) -> [Delivery] in
+            try connection.transaction { () throws(StoreError) -> [Delivery] in
+                let t = now.timeIntervalSince1970
+                // One statement under the write lock: a delivery is leased to one instance at a time.
+                let ids = try connection.query("""
+                    UPDATE outbox SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
+                    WHERE id IN (SELECT id FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?
+                                 AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?)
+                    RETURNING id
+                    """, [.text(owner), .real(t + leaseSeconds), .real(t), .real(t), .integer(Int64(max(0, limit)))]).compactMap { $0.first?.text }
+                var out: [Delivery] = []
+                for id in ids {
+                    guard let row = try connection.query("""
+                        SELECT o.id, o.session_id, o.url, o.attempts, o.created_at, s.report, s.signature
+                        FROM outbox o JOIN sessions s ON s.id = o.session_id WHERE o.id = ?
+                        """, [.text(id)]).first, let delivery = OutboxRules.delivery(from: row) else { continue }
+                    out.append(delivery)
+                }
+                return out.sorted { $0.createdAt < $1.createdAt }
+            }
+        }
+    }
+
+    public func deliveryDelivered(id: String, owner: String, now: Date) throws(StoreError) -> Bool {
+        try locked { () throws(StoreError) -> Bool in
+            try connection.query("""
+                UPDATE outbox SET state = 'delivered', ended_at = ?, lease_owner = NULL, lease_until = NULL, last_error = NULL
+                WHERE id = ? AND lease_owner = ? AND state = 'pending'
+                """, [.real(now.timeIntervalSince1970), .text(id), .text(owner)])
+            return connection.changes == 1
+        }
+    }
+
+    public func deliveryFailed(id: String, owner: String, error: String, retryAt: Date?, now: Date) throws(StoreError) -> Bool {
+        try locked { () throws(StoreError) -> Bool in
+            try connection.query("""
+                UPDATE outbox SET state = ?, next_attempt_at = ?, ended_at = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+                WHERE id = ? AND lease_owner = ? AND state = 'pending'
+                """, [.text(retryAt == nil ? "dead" : "pending"), .real((retryAt ?? now).timeIntervalSince1970),
+                      retryAt == nil ? .real(now.timeIntervalSince1970) : .null, .text(String(error.prefix(500))), .text(id), .text(owner)])
+            return connection.changes == 1
+        }
+    }
+
+    public func outboxStatus() throws(StoreError) -> OutboxStatus {
+        try locked { () throws(StoreError) -> OutboxStatus in
+            let row = try connection.query("""
+                SELECT count(*) FILTER (WHERE state = 'pending'), min(created_at) FILTER (WHERE state = 'pending'),
+                    count(*) FILTER (WHERE state = 'dead') FROM outbox
+                """).first ?? []
+            return OutboxStatus(pending: Int(row.first?.integer ?? 0), oldestPending: row.count > 1 ? row[1].real.map(Date.init(timeIntervalSince1970:)) : nil,
+                                dead: Int(row.count > 2 ? row[2].integer ?? 0 : 0))
+        }
+    }
+
     // MARK: Helpers
 
     @discardableResult
@@ -357,7 +454,9 @@ public final class SQLiteSessionStore: SessionStore, @unchecked Sendable {
     private func fetch(_ id: String) throws(StoreError) -> StoredSession? {
         guard let row = try connection.query("""
             SELECT id, state, policy, seed, created_at, expires_at, owner, finished_at, status, reason, report, signature,
-                prompt_log, prompted, (SELECT group_concat(kind) FROM stills WHERE session_id = sessions.id)
+                prompt_log, prompted, (SELECT group_concat(kind) FROM stills WHERE session_id = sessions.id),
+                (SELECT state FROM outbox WHERE session_id = sessions.id ORDER BY created_at DESC LIMIT 1),
+                (SELECT attempts FROM outbox WHERE session_id = sessions.id ORDER BY created_at DESC LIMIT 1)
             FROM sessions WHERE id = ?
             """, [.text(id)]).first else { return nil }
         return StoreFormat.session(from: row, id: id)

@@ -12,11 +12,12 @@ import Glibc
 ///
 /// Time is an input (`now`), never read here: tests move it, and every instance judges expiry by
 /// the same rule. Every method may be called from any thread; each is atomic.
-public protocol SessionStore: AnyObject, Sendable {
+public protocol SessionStore: DeliveryOutbox, AnyObject, Sendable {
     /// What the store is, for messages and `/healthz` (`sqlite:/data/liveness.db`).
     var location: String { get }
 
-    /// Records a new session in state `created`.
+    /// Records a new session in state `created` (with its callback URL, if any: its delivery is
+    /// queued in the outbox when it finishes).
     func create(_ session: NewSession) throws(StoreError)
 
     /// Whether `tokenSHA256` would open session `id` now, claiming nothing.
@@ -28,7 +29,8 @@ public protocol SessionStore: AnyObject, Sendable {
     func claim(id: String, tokenSHA256: [UInt8], owner: String, now: Date) throws(StoreError) -> ClaimOutcome
 
     /// Stores a streaming session's result and ends it (`finished`), only while `owner` still
-    /// streams it. False when it does not (erased meanwhile, or ended `interrupted` by another
+    /// streams it; in the same transaction, queues its webhook delivery when it has a callback URL
+    /// (`DeliveryOutbox`). False when it does not (erased meanwhile, or ended `interrupted` by another
     /// instance that found `owner` gone): the result is then dropped.
     func finish(id: String, owner: String, result: FinishedSession, now: Date) throws(StoreError) -> Bool
 
@@ -42,8 +44,9 @@ public protocol SessionStore: AnyObject, Sendable {
     /// - Returns: the state it had; nil when there was no such session.
     func erase(id: String) throws(StoreError) -> SessionState?
 
-    /// Deletes what has expired at `now`: finished sessions older than `retentionSeconds`,
-    /// created sessions past `expiresAt`, and instances silent for a day.
+    /// Deletes what has expired at `now`: finished sessions older than `retentionSeconds` (unless
+    /// a delivery of theirs is still pending, for at most `OutboxRules.maximumAgeSeconds`), created
+    /// sessions past `expiresAt`, and instances silent for a day.
     func sweep(now: Date, retentionSeconds: Double) throws(StoreError) -> SweepResult
 
     /// Records instance `instance` as alive at `now` (its heartbeat).
@@ -82,9 +85,13 @@ public struct NewSession: Sendable, Equatable {
     public var createdAt: Date
     /// The session is forgotten unless its stream starts before this.
     public var expiresAt: Date
+    /// Where its result is POSTed when it finishes (docs/webhooks.md); nil: nowhere.
+    public var callbackURL: String?
 
-    public init(id: String, tokenSHA256: [UInt8], policy: [UInt8], seed: UInt64, createdAt: Date, expiresAt: Date) {
+    public init(id: String, tokenSHA256: [UInt8], policy: [UInt8], seed: UInt64, createdAt: Date, expiresAt: Date,
+                callbackURL: String? = nil) {
         self.id = id
+        self.callbackURL = callbackURL
         self.tokenSHA256 = tokenSHA256
         self.policy = policy
         self.seed = seed
@@ -141,6 +148,8 @@ public struct StoredSession: Sendable, Equatable {
     public var prompted: Bool
     /// The stills stored for it.
     public var stills: Set<StillKind>
+    /// Its latest webhook delivery, if it has one (docs/webhooks.md).
+    public var delivery: DeliverySummary? = nil
 }
 
 /// The answer to a claim (or a peek).

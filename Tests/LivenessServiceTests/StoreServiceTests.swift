@@ -426,4 +426,8 @@ private final class UnreachableStore: SessionStore, @unchecked Sendable {
     func removeInstance(id: String) throws(StoreError) { throw failure }
     func orphans(except: String, now: Date, staleAfterSeconds: Double) throws(StoreError) -> [StoredSession] { throw failure }
     func check() throws(StoreError) { throw failure }
+    func leaseDeliveries(owner: String, now: Date, leaseSeconds: Double, limit: Int) throws(StoreError) -> [Delivery] { throw failure }
+    func deliveryDelivered(id: String, owner: String, now: Date) throws(StoreError) -> Bool { throw failure }
+    func deliveryFailed(id: String, owner: String, error: String, retryAt: Date?, now: Date) throws(StoreError) -> Bool { throw failure }
+    func outboxStatus() throws(StoreError) -> OutboxStatus { throw failure }
 }

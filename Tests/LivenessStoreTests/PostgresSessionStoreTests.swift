@@ -95,6 +95,24 @@ final class PostgresSessionStoreTests: XCTestCase {
         XCTAssertEqual(try server.psql("SELECT count(*) FROM liveness_sessions WHERE state = 'streaming'"), ["\(sessions)"])
     }
 
+    /// The webhook outbox (docs/webhooks.md) on a real server: `OutboxScenario`, psql the oracle.
+    func testTheWebhookOutboxQueuesLeasesRetriesAndSurvivesReconnecting() throws {
+        let server = try TemporaryPostgres(self)
+        let key = try key()
+        try OutboxScenario(open: { try PostgresSessionStore(url: server.url, key: key) }, sql: { try server.psql($0) },
+                           table: "liveness_outbox").run()
+        XCTAssertEqual(try server.psql("SELECT convert_from(value, 'UTF8') FROM liveness_meta WHERE key = 'schema'"), ["2"])
+    }
+
+    /// `FOR UPDATE SKIP LOCKED` under contention: 16 threads on two connections (two instances)
+    /// lease 20 due deliveries; each is leased exactly once.
+    func testEachDueDeliveryIsLeasedOnceAmongManyThreadsOnTwoConnections() throws {
+        let server = try TemporaryPostgres(self)
+        let key = try key()
+        try OutboxScenario(open: { try PostgresSessionStore(url: server.url, key: key) }, sql: { try server.psql($0) },
+                           table: "liveness_outbox").runConcurrentLeases()
+    }
+
     func testAGoneInstancesSessionsAreOrphansAndTheServerGoingAwayIsAnError() throws {
         let server = try TemporaryPostgres(self)
         let store = try PostgresSessionStore(url: server.url, key: try key())

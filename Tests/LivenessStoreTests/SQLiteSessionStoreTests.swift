@@ -116,6 +116,42 @@ final class SQLiteSessionStoreTests: XCTestCase {
         XCTAssertEqual(try sql(dir, "SELECT count(*) FROM sessions WHERE state = 'streaming' AND owner IS NOT NULL"), ["\(sessions)"])
     }
 
+    /// The webhook outbox (docs/webhooks.md): `OutboxScenario`, with Python's sqlite3 as the oracle.
+    func testTheWebhookOutboxQueuesLeasesRetriesAndSurvivesReopening() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let key = try key()
+        try OutboxScenario(open: { try SQLiteSessionStore(directory: dir.path, key: key) }, sql: { try self.sql(dir, $0) }, table: "outbox").run()
+    }
+
+    func testEachDueDeliveryIsLeasedOnceAmongManyThreadsOnTwoConnections() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let key = try key()
+        try OutboxScenario(open: { try SQLiteSessionStore(directory: dir.path, key: key) }, sql: { try self.sql(dir, $0) },
+                           table: "outbox").runConcurrentLeases()
+    }
+
+    /// A store written before webhooks (schema 1: no outbox, no callback_url) is brought to
+    /// schema 2 when opened, its sessions kept.
+    func testASchema1StoreIsUpgradedWhenOpened() throws {
+        let dir = try Fixtures.temporaryDirectory(self)
+        let store = try SQLiteSessionStore(directory: dir.path, key: try key())
+        try store.create(newSession("old", token: "t"))
+        store.close()
+        // Back to schema 1, through another SQLite binding.
+        _ = try python("""
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.executescript("DROP TABLE outbox; ALTER TABLE sessions DROP COLUMN callback_url; UPDATE meta SET value = 1 WHERE key = 'schema';")
+            db.commit()
+            """, [dir.appendingPathComponent(SQLiteSessionStore.fileName).path])
+        XCTAssertEqual(try sql(dir, "SELECT value FROM meta WHERE key = 'schema'"), ["1"])
+        let upgraded = try SQLiteSessionStore(directory: dir.path, key: try key())
+        XCTAssertEqual(try sql(dir, "SELECT value FROM meta WHERE key = 'schema'"), ["2"])
+        XCTAssertEqual(try sql(dir, "SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'callback_url'"), ["1"])
+        XCTAssertEqual(try upgraded.session(id: "old")?.state, .created)
+        XCTAssertEqual(try upgraded.outboxStatus(), OutboxStatus(pending: 0, oldestPending: nil, dead: 0))
+    }
+
     func testTheSweeperDeletesWhatHasExpiredAndNothingElse() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let store = try SQLiteSessionStore(directory: dir.path, key: try key())
