@@ -35,8 +35,9 @@ public struct FrameAssessment: Sendable, Equatable {
     /// The eyes' vertical-edge shares against their own recent levels (`EyeEdgeBaseline`),
     /// dimensionless, about 1 for open eyes; `nil` without pixel measurements or before the levels exist.
     public var eyeEdgeRelative: Double?
-    /// True when the eye-edge check judged this frame's eyes open whatever their closure
-    /// (`eyeEdgeRelative` above `LivenessPolicy.eyeEdgeMaxRatio`): the frame cannot credit a blink.
+    /// True when the eye-edge check keeps this frame from counting as closed whatever its
+    /// closure (`EyeEdgeBaseline.vetoes`: `eyeEdgeRelative` above `LivenessPolicy.eyeEdgeMaxRatio`,
+    /// or the eyes' levels not known yet): the frame cannot credit a blink.
     public var eyesOpenByEdges: Bool = false
     /// Whether a blink episode (`BlinkEpisode`: from a closed frame until the eyes look open
     /// again) is open after this frame; `nil` on frames the machine did not follow the eyes on

@@ -167,9 +167,8 @@ public struct LivenessMachine: Sendable {
             if face.eyeEdgeLeft != nil || face.eyeEdgeRight != nil {
                 frame.eyeEdgeRelative = eyeEdges.update(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
                                                         timestampMicroseconds: t)
-                if policy.eyeEdgeCheck != 0, let relative = frame.eyeEdgeRelative {
-                    frame.eyesOpenByEdges = relative > policy.eyeEdgeMaxRatio
-                }
+                frame.eyesOpenByEdges = EyeEdgeBaseline.vetoes(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
+                                                               relative: frame.eyeEdgeRelative, policy: policy)
             }
             rawYaw = face.yawDegrees
             frame.filteredYawDegrees = face.yawIsFiltered

@@ -52,6 +52,18 @@ final class BlinkEdgeTests: XCTestCase {
         XCTAssertEqual(d.credited.first?.frameIndex, blink.frame.frameIndex)
     }
 
+    func testAClosureBeforeTheEyesHaveLevelsDoesNotCount() {
+        // Measured eyes without levels yet (3 shares, 8 needed): the pixels cannot confirm the
+        // closure, so it is vetoed; unmeasured eyes leave the closure to decide alone.
+        var policy = LivenessPolicy()
+        XCTAssertTrue(EyeEdgeBaseline.vetoes(left: 0.3, right: 0.3, relative: nil, policy: policy))
+        XCTAssertFalse(EyeEdgeBaseline.vetoes(left: nil, right: nil, relative: nil, policy: policy))
+        XCTAssertFalse(EyeEdgeBaseline.vetoes(left: 0.3, right: 0.3, relative: 0.75, policy: policy))
+        XCTAssertTrue(EyeEdgeBaseline.vetoes(left: 0.3, right: 0.3, relative: 0.7501, policy: policy))
+        policy.eyeEdgeCheck = 0
+        XCTAssertFalse(EyeEdgeBaseline.vetoes(left: 0.3, right: 0.3, relative: nil, policy: policy))
+    }
+
     func testWithTheCheckOffOrWithoutPixelsTheClosureDecidesAlone() throws {
         var policy = LivenessPolicy()
         policy.eyeEdgeCheck = 0

@@ -12,6 +12,16 @@
 /// above `LivenessPolicy.eyeEdgeMaxRatio` (0.75 by default: measured on the shared clips'
 /// labelled blinks, docs/blinks.md) is not a blink.
 public struct EyeEdgeBaseline: Sendable, Equatable {
+    /// Whether the eye-edge check keeps a frame from counting as closed, whatever its closure:
+    /// the check is on (`policy.eyeEdgeCheck`), both eyes were measured (`left`, `right`), and
+    /// their relative share (`update`'s result) is above `policy.eyeEdgeMaxRatio` — or not known
+    /// yet (the eyes' levels need `eyeEdgeMinimumFrames` frames): a closure the pixels cannot
+    /// confirm does not count. Frames without measurements are judged on the closure alone.
+    public static func vetoes(left: Double?, right: Double?, relative: Double?, policy: LivenessPolicy) -> Bool {
+        guard policy.eyeEdgeCheck != 0, left != nil, right != nil else { return false }
+        return relative.map { $0 > policy.eyeEdgeMaxRatio } ?? true
+    }
+
     private var left = TimedWindow<Double>()
     private var right = TimedWindow<Double>()
     private let windowMicros: Int64

@@ -59,7 +59,8 @@ public struct RecordingRun: Sendable {
                 if face.eyeEdgeLeft != nil || face.eyeEdgeRight != nil {
                     relative = edges.update(left: face.eyeEdgeLeft, right: face.eyeEdgeRight, timestampMicroseconds: t)
                 }
-                let openByEdges = policy.eyeEdgeCheck != 0 && (relative.map { $0 > policy.eyeEdgeMaxRatio } ?? false)
+                let openByEdges = EyeEdgeBaseline.vetoes(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
+                                                         relative: relative, policy: policy)
                 let threshold = policy.blinkClosureThreshold
                 _ = episode.update(closedNow: (closure ?? 0) >= threshold && !openByEdges,
                                    closureBelow: (closure ?? 0) < threshold, edgeRelative: relative, credited: true)
