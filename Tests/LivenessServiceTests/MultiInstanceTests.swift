@@ -26,16 +26,16 @@ final class MultiInstanceTests: XCTestCase {
     }
 
     /// A PostgreSQL server, two `liveness serve --store` instances (upkeep every second, so a
-    /// dead instance's sessions are recovered within seconds) and haproxy in front of them.
-    private func cluster() throws -> Cluster {
+    /// dead instance's sessions are recovered within seconds; `extra` options for both) and
+    /// haproxy in front of them.
+    private func cluster(_ extra: [String] = []) throws -> Cluster {
         let postgres = try TemporaryPostgres(self)
         let dir = try Fixtures.temporaryDirectory(self)
         let key = dir.appendingPathComponent("store.key").path
         XCTAssertTrue(FileManager.default.createFile(atPath: key, contents: Data(repeating: 7, count: 32), attributes: [.posixPermissions: 0o600]))
-        var instances: [String: ServeProcess] = [:]
-        for name in ["a", "b"] {
-            instances[name] = try ServeProcess(self, arguments: ["--workers", "1", "--store", postgres.url, "--store-key", key, "--upkeep-seconds", "1"])
-        }
+        let arguments = ["--workers", "1", "--store", postgres.url, "--store-key", key, "--upkeep-seconds", "1"] + extra
+        let started = try ServeProcess.start(self, arguments: [arguments, arguments])
+        let instances = ["a": started[0], "b": started[1]]
         let haproxy = try TemporaryHAProxy(self, backends: ["a", "b"].map { ($0, instances[$0]!.port) })
         var storeIDs: [String: String] = [:]
         for (name, instance) in instances {
@@ -216,6 +216,47 @@ final class MultiInstanceTests: XCTestCase {
         XCTAssertEqual(fresh.verdict?["status"] as? String, "passed")
         XCTAssertEqual(try cluster.postgres.psql("SELECT owner FROM liveness_sessions WHERE id = '\(fresh.sessionID)'"), [cluster.storeIDs[survivor]!])
         XCTAssertTrue(cluster.instances[survivor]!.isRunning)
+        XCTAssertEqual(try cluster.postgres.psql("SELECT count(*) FROM liveness_sessions WHERE state = 'streaming'"), ["0"])
+    }
+}
+
+extension MultiInstanceTests {
+    /// An instance on another machine (each Kubernetes pod has its own host name) cannot be
+    /// looked up by pid: it is dead when its heartbeat is older than `--stale-seconds`. Its row
+    /// is moved to another host name (heartbeats keep the name), then it is killed: its session
+    /// ends `interrupted` no sooner than `--stale-seconds` (3) after its last heartbeat, and no
+    /// later than one upkeep (1 s) after that, with slack for a loaded machine.
+    func testAnInstanceOnAnotherMachineIsJudgedDeadByItsHeartbeat() throws {
+        let stale = 3.0
+        let cluster = try cluster(["--stale-seconds", "3"])
+        let victim = try createSession(cluster)
+        let connection = try WebSocketConnection(address: cluster.balancer, path: "/v1/sessions/\(victim.id)/stream", token: victim.token)
+        addTeardownBlock { connection.close() }
+        guard case .text? = connection.next(timeout: 30) else { return XCTFail("no greeting") }
+        connection.send(text: #"{"type":"start"}"#)
+        XCTAssertEqual(try waitFor(cluster, "SELECT state FROM liveness_sessions WHERE id = '\(victim.id)'", ["streaming"], timeout: 10), ["streaming"])
+        let owner = try XCTUnwrap(try cluster.postgres.psql("SELECT owner FROM liveness_sessions WHERE id = '\(victim.id)'").first)
+        let dead = try XCTUnwrap(cluster.storeIDs.first { $0.value == owner }?.key)
+        try cluster.postgres.psql("UPDATE liveness_instances SET host = 'another-machine.example' WHERE id = '\(owner)'")
+        // Alive and beating on "another machine": its session is left alone.
+        Thread.sleep(forTimeInterval: stale + 1)
+        XCTAssertEqual(try cluster.postgres.psql("SELECT state FROM liveness_sessions WHERE id = '\(victim.id)'"), ["streaming"],
+                       "a live instance on another machine keeps its session")
+        cluster.instances[dead]!.kill9()
+        XCTAssertEqual(try waitFor(cluster, "SELECT state, reason FROM liveness_sessions WHERE id = '\(victim.id)'", ["finished|interrupted"], timeout: 30),
+                       ["finished|interrupted"])
+        let times = try XCTUnwrap(try cluster.postgres.psql("""
+            SELECT s.finished_at - i.heartbeat_at FROM liveness_sessions s JOIN liveness_instances i ON i.id = s.owner WHERE s.id = '\(victim.id)'
+            """).first)
+        let afterLastBeat = try XCTUnwrap(Double(times))
+        XCTAssertGreaterThan(afterLastBeat, stale, "not before its heartbeat was stale")
+        XCTAssertLessThan(afterLastBeat, stale + 1 + 3, "within one upkeep after (3 s of slack)")
+        print("MultiInstanceTests: heartbeat path: interrupted \(String(format: "%.1f", afterLastBeat)) s after the last heartbeat (--stale-seconds 3, --upkeep-seconds 1)")
+        let survivor = dead == "a" ? "b" : "a"
+        let report = try http("GET", cluster.instances[survivor]!.url + "/v1/sessions/\(victim.id)")
+        XCTAssertEqual(report.status, 200)
+        let verdict = ((try JSONSerialization.jsonObject(with: report.body)) as? [String: Any])?["verdict"] as? [String: Any]
+        XCTAssertEqual(verdict?["reason"] as? String, "interrupted", "the survivor serves the interrupted report")
         XCTAssertEqual(try cluster.postgres.psql("SELECT count(*) FROM liveness_sessions WHERE state = 'streaming'"), ["0"])
     }
 }

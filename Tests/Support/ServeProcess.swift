@@ -11,9 +11,9 @@ import Glibc
 /// killed (SIGKILL) when the test ends, whatever happened.
 public final class ServeProcess: @unchecked Sendable {
     /// `http://127.0.0.1:PORT`, as the process printed it.
-    public let url: String
+    public private(set) var url = ""
     /// The port it listens on.
-    public let port: Int
+    public private(set) var port = 0
     /// Its process id.
     public let pid: Int32
     private let process: Process
@@ -22,7 +22,20 @@ public final class ServeProcess: @unchecked Sendable {
 
     /// Starts `liveness serve --port 0 ARGUMENTS` and waits (at most `timeout` seconds) for its
     /// "listening on" line; fails with the process's output when it exits or stays silent.
-    public init(_ test: XCTestCase, arguments: [String], timeout: Double = 60) throws {
+    public convenience init(_ test: XCTestCase, arguments: [String], timeout: Double = 60) throws {
+        try self.init(launching: test, arguments: arguments)
+        try waitUntilListening(timeout: timeout)
+    }
+
+    /// Starts one process per entry of `arguments` at once (their model loads overlap), then
+    /// waits for each as `init` does.
+    public static func start(_ test: XCTestCase, arguments: [[String]], timeout: Double = 60) throws -> [ServeProcess] {
+        let all = try arguments.map { try ServeProcess(launching: test, arguments: $0) }
+        for instance in all { try instance.waitUntilListening(timeout: timeout) }
+        return all
+    }
+
+    private init(launching test: XCTestCase, arguments: [String]) throws {
         let executable = try Fixtures.livenessExecutable()
         logPath = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-serve-\(UUID().uuidString).log").path
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -42,6 +55,12 @@ public final class ServeProcess: @unchecked Sendable {
             process.waitUntilExit()
             try? FileManager.default.removeItem(atPath: logPath)
         }
+        self.arguments = arguments
+    }
+
+    private let arguments: [String]
+
+    private func waitUntilListening(timeout: Double) throws {
         let deadline = Date().addingTimeInterval(timeout)
         var found: String?
         while found == nil {
