@@ -47,6 +47,7 @@ test_packages=(
   slurm-wlm munge      # SlurmArrayTests: a throwaway single-node Slurm runs analyze --shard auto (Tools/slurm-test.sh)
   python3-yaml         # ScaleDocTests: the Kubernetes manifest in docs/scale.md parses as YAML
   postgresql           # PostgresSessionStoreTests: a throwaway server (initdb in a temporary folder, a unix socket)
+  haproxy              # MultiInstanceTests: two liveness serve instances behind a real round-robin load balancer
 )
 wanted=("${packages[@]}")
 ((with_tests)) && wanted+=("${test_packages[@]}")

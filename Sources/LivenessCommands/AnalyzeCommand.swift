@@ -43,7 +43,7 @@ public enum AnalyzeCommand {
         let jobs: Int
         do {
             options.policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
-            options.seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
+            options.seed = try parsed.seed("--seed") ?? 1
             options.tracePath = parsed.value("--trace")
             options.motionPath = parsed.value("--motion")
             options.estimateRotation = !parsed.has("--no-video-rotation")

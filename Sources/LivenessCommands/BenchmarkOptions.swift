@@ -14,6 +14,9 @@ public struct BenchmarkOptions: Sendable, Equatable {
     /// With `stream`: the service keeps its sessions in a session store in this folder
     /// (`liveness serve --data-dir`, docs/store.md), sealed with a random key.
     public var storeDirectory: String?
+    /// With `stream`: the service keeps its sessions in this PostgreSQL server instead
+    /// (`liveness serve --store URL`, docs/store.md), sealed with a random key.
+    public var storeURL: String?
     /// Per-stage costs of this clip, repeated `repeats` times.
     public var pipelineVideo: String?
     public var repeats = 1
@@ -34,6 +37,7 @@ public struct BenchmarkOptions: Sendable, Equatable {
             .option("--sessions", "N", "With --stream: measure this many concurrent sessions only (1-256)."),
             .option("--seconds", "S", "With --stream: seconds of streaming per measurement (1-600, default 10)."),
             .option("--data-dir", "DIR", "With --stream: the service keeps its sessions in a store in DIR, as liveness serve --data-dir (docs/store.md)."),
+            .option("--store", "URL", "With --stream: the service keeps its sessions in this PostgreSQL server, as liveness serve --store URL (docs/store.md)."),
             .optionalValue("--pipeline", "VIDEO", "Per-stage costs of one clip (default ../shared/recordings/lp-d13-phone-selfie-glasses.mp4)."),
             .option("--repeat", "N", "With --pipeline: runs of the clip (1-100, default 1)."),
         ],
@@ -81,7 +85,12 @@ public struct BenchmarkOptions: Sendable, Equatable {
         }
         options.repeats = try parsed.integer("--repeat", in: 1...100) ?? 1
         options.storeDirectory = parsed.value("--data-dir")
+        options.storeURL = parsed.value("--store")
+        if options.storeDirectory != nil && options.storeURL != nil {
+            throw UsageError("--data-dir and --store name two stores: give one")
+        }
         for (option, mode) in [("--rounds", options.scaleSizes != nil), ("--sessions", options.stream), ("--seconds", options.stream), ("--data-dir", options.stream),
+                               ("--store", options.stream),
                                ("--repeat", options.pipelineVideo != nil)] where parsed.value(option) != nil && !mode {
             throw UsageError("\(option) belongs to another mode than the ones asked for")
         }

@@ -203,6 +203,16 @@ public struct ParsedArguments: Sendable {
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     /// An option's value as an integer in `range`.
+    /// A seed: any unsigned 64-bit integer, the range of the seeds the service draws and writes
+    /// into its reports (so that `analyze --seed` can rerun any session's report).
+    public func seed(_ name: String) throws(UsageError) -> UInt64? {
+        guard let text = value(name) else { return nil }
+        guard let number = UInt64(text) else {
+            throw UsageError("option '\(name)' needs an integer in 0...\(UInt64.max), not '\(text)'")
+        }
+        return number
+    }
+
     public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {

@@ -26,7 +26,7 @@ public enum ReplayCommand {
         guard let parsed = begun.parsed else { return begun.exitCode }
         do {
             let policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
-            let seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
+            let seed = try parsed.seed("--seed") ?? 1
             let path = parsed.positionals[0]
             let clock = ContinuousClock()
             let start = clock.now

@@ -34,9 +34,27 @@ public enum ServeCommand {
             .option("--webhook-url", "URL", "POST every finished session's result here unless its creator gave a callbackUrl (https, or http to loopback; docs/webhooks.md)."),
             .option("--webhook-secret-file", "FILE", "Send webhooks, signed with HMAC-SHA256 under the secret on FILE's first line (32+ characters); needs a store."),
             .option("--retention", "SECONDS", "How long a finished session's report and stills are kept (default 600)."),
+            .option("--upkeep-seconds", "SECONDS", "With a store: seconds between upkeeps (heartbeat, sessions of dead instances ended interrupted, sweep; default 30)."),
+            .option("--stale-seconds", "SECONDS", "With a store: an instance on another machine whose heartbeat is older than this is dead (default 60; at least twice --upkeep-seconds)."),
             .flag("--demo", "Let the hosted page at / create its own sessions (POST /demo/sessions; loopback only)."),
         ],
         positionalCount: 0...0)
+
+    /// `--upkeep-seconds` and `--stale-seconds` (docs/store.md): only with a store, and an
+    /// instance is judged gone only after it has missed two heartbeats.
+    static func upkeep(_ parsed: ParsedArguments, _ configuration: inout ServiceConfiguration) throws {
+        let upkeep = try parsed.integer("--upkeep-seconds", in: 1...3600)
+        let stale = try parsed.integer("--stale-seconds", in: 3...86_400)
+        guard upkeep != nil || stale != nil else { return }
+        guard configuration.dataDirectory != nil || configuration.storeURL != nil else {
+            throw UsageError("--upkeep-seconds and --stale-seconds tune the store's upkeep: give --data-dir or --store too")
+        }
+        if let upkeep { configuration.storeSweepSeconds = Double(upkeep) }
+        if let stale { configuration.storeStaleSeconds = Double(stale) }
+        guard configuration.storeStaleSeconds >= 2 * configuration.storeSweepSeconds else {
+            throw UsageError("--stale-seconds (\(Int(configuration.storeStaleSeconds))) must be at least twice --upkeep-seconds (\(Int(configuration.storeSweepSeconds))): a live instance beats once per upkeep and would be judged dead between two beats")
+        }
+    }
 
     public static func run(_ arguments: [String], console: Console) -> Int32 {
         let begun = spec.begin(arguments, console: console)
@@ -64,6 +82,7 @@ public enum ServeCommand {
             configuration.webhookURL = parsed.value("--webhook-url")
             if let path = parsed.value("--webhook-secret-file") { configuration.webhookSecret = try ServiceConfiguration.readWebhookSecret(path: path) }
             if let seconds = try parsed.integer("--retention", in: 1...31_536_000) { configuration.limits.resultRetentionSeconds = Double(seconds) }
+            try upkeep(parsed, &configuration)
         } catch let error as UsageError {
             return console.usageError(error, spec: spec)
         } catch {

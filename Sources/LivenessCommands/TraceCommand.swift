@@ -32,7 +32,7 @@ public enum TraceCommand {
                 throw UsageError("--format must be csv or jsonl, not '\(parsed.value("--format")!)'")
             }
             let policy = try PolicyFile.load(parsed.value("--policy"), allowWeaker: parsed.has("--allow-weaker-policy"))
-            let seed = UInt64(try parsed.integer("--seed", in: 0...Int.max) ?? 1)
+            let seed = try parsed.seed("--seed") ?? 1
             let input = parsed.positionals[0]
             try OutputGuard.check(output: parsed.value("--output"), option: "--output",
                                   inputs: [input, parsed.value("--motion"), parsed.value("--policy")])

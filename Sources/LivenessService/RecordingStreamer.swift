@@ -56,6 +56,12 @@ public struct RecordingStreamer {
         guard created.status == 201, let object = created.json, let id = object["id"] as? String, let token = object["token"] as? String else {
             throw ServiceError("POST /v1/sessions answered \(created.status): \(String(decoding: created.body, as: UTF8.self))")
         }
+        return try stream(source, id: id, token: token, onMessage: onMessage)
+    }
+
+    /// Streams `source` into session `id`, created beforehand (by the relying party, perhaps
+    /// through another instance), with its single-use camera `token`; returns as `run` does.
+    public func stream(_ source: FrameSource, id: String, token: String, onMessage: (String) -> Void = { _ in }) throws -> Outcome {
         let connection = try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: token, tls: tls)
         defer { connection.close() }
         var outcome = Outcome(sessionID: id, verdict: nil, messages: [], framesSent: 0, report: nil)

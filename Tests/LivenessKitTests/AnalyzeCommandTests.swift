@@ -89,6 +89,21 @@ final class AnalyzeCommandTests: XCTestCase {
         XCTAssertTrue(json["snapshot"] is NSNull)
     }
 
+    /// The service draws each session's seed from all 64 bits and writes it into the report:
+    /// `analyze --seed` takes any of them, so any session's report can be rerun from its file.
+    func testAnySeedTheServiceWritesIsAcceptedAndKept() throws {
+        let input = try Fixtures.generated("astronaut-still.mp4")
+        let out = try Fixtures.temporaryDirectory(self)
+        let console = Console.capturing()
+        XCTAssertEqual(LivenessCLI.run(["analyze", input, "--output", out.path, "--json", "--seed", "18446744073709551615"], console: console), 1)
+        let line = try XCTUnwrap(console.printed.split(separator: "\n").first)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual((json["seed"] as? NSNumber)?.uint64Value, UInt64.max)
+        let refused = Console.capturing()
+        XCTAssertEqual(LivenessCLI.run(["analyze", input, "--output", out.path, "--seed", "18446744073709551616"], console: refused), 2)
+        XCTAssertTrue(refused.errors.contains("needs an integer in 0...18446744073709551615"), refused.errors)
+    }
+
     func testBadInputsGiveExitTwoAndOneLineEachWhileGoodOnesAreAnalysed() throws {
         let dir = try Fixtures.temporaryDirectory(self)
         let text = dir.appendingPathComponent("notes.mp4")

@@ -43,6 +43,16 @@ final class BenchmarkOptionsTests: XCTestCase {
         XCTAssertThrowsError(try BenchmarkOptions.parse(["--scale", "720", "--data-dir", "/tmp/store"]), "a store for --scale")
     }
 
+    func testTheStreamingBenchmarkTakesAPostgreSQLStore() throws {
+        let url = "postgresql:///bench?host=/tmp/pg"
+        let options = try parse(["--stream", "--store", url])
+        XCTAssertEqual(options.storeURL, url)
+        XCTAssertNil(options.storeDirectory)
+        XCTAssertNil(try parse(["--stream"]).storeURL)
+        XCTAssertThrowsError(try BenchmarkOptions.parse(["--stream", "--store", url, "--data-dir", "/tmp/store"]), "two stores")
+        XCTAssertThrowsError(try BenchmarkOptions.parse(["--scale", "720", "--store", url]), "a store for --scale")
+    }
+
     func testHelpIsNotARun() throws {
         XCTAssertNil(try BenchmarkOptions.parse(["--help"]))
     }

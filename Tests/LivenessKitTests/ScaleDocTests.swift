@@ -13,7 +13,8 @@ final class ScaleDocTests: XCTestCase {
 
     func testTheDocShowsTheFilesAsTheyAre() throws {
         let doc = try String(contentsOf: Self.docs.appendingPathComponent("scale.md"), encoding: .utf8)
-        for (file, fence) in [("liveness-array.sbatch", "```bash\n"), ("liveness-indexed-job.yaml", "```yaml\n")] {
+        for (file, fence) in [("liveness-array.sbatch", "```bash\n"), ("liveness-indexed-job.yaml", "```yaml\n"),
+                              ("liveness-replicas.yaml", "```yaml\n"), ("haproxy.cfg", "```\n")] {
             let text = try String(contentsOf: Self.docs.appendingPathComponent("scale/\(file)"), encoding: .utf8)
             XCTAssertTrue(doc.contains(fence + text + "```\n"), "docs/scale.md does not show docs/scale/\(file) as it is")
         }
@@ -21,18 +22,23 @@ final class ScaleDocTests: XCTestCase {
 
     /// The manifest as JSON, through a YAML parser (Debian's python3-yaml).
     static func manifest() throws -> [String: Any] {
+        try XCTUnwrap(try manifests("liveness-indexed-job.yaml").first)
+    }
+
+    /// The documents of docs/scale/`file` as JSON objects, through a YAML parser (Debian's python3-yaml).
+    static func manifests(_ file: String) throws -> [[String: Any]] {
         guard FileManager.default.isExecutableFile(atPath: python) else { throw Skip.unavailable("\(python) is not installed") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", "import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))",
-                             docs.appendingPathComponent("scale/liveness-indexed-job.yaml").path]
+        process.arguments = ["-c", "import json, sys, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))",
+                             docs.appendingPathComponent("scale/\(file)").path]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "the manifest does not parse as YAML (python3-yaml: Tools/setup.sh --test)")
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        XCTAssertEqual(process.terminationStatus, 0, "\(file) does not parse as YAML (python3-yaml: Tools/setup.sh --test)")
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [[String: Any]])
     }
 
     func testTheManifestIsAnIndexedJobWhoseShardCountIsItsCompletions() throws {

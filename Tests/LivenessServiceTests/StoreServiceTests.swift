@@ -382,6 +382,9 @@ final class StoreServiceTests: XCTestCase {
             (["--store", "mysql://db/x", "--store-key", key], "--store takes a PostgreSQL URL"),
             (["--store", "postgres://u:secret@127.0.0.1:1/x", "--store-key", key], "cannot connect to the PostgreSQL server"),
             (["--store", "postgres://u@127.0.0.1:1/x", "--data-dir", fresh, "--store-key", key], "--data-dir and --store name two stores"),
+            (["--upkeep-seconds", "5"], "give --data-dir or --store too"),
+            (["--data-dir", fresh, "--store-key", key, "--upkeep-seconds", "40"], "--stale-seconds (60) must be at least twice --upkeep-seconds (40)"),
+            (["--data-dir", fresh, "--store-key", key, "--upkeep-seconds", "0"], "--upkeep-seconds"),
         ]
         for (arguments, expected) in cases {
             let process = Process()

@@ -11,6 +11,7 @@ import LivenessCore
 import LivenessEvidence
 import LivenessKit
 import LivenessService
+import LivenessStore
 
 #if canImport(Glibc)
 import Glibc
@@ -98,15 +99,18 @@ func camera(_ address: ServiceAddress, frames: [[UInt8]], seconds: Double, lockS
     }
 }
 
-func streamingBenchmark(sessions fixed: Int?, seconds: Double, store: String? = nil) throws {
+/// `store`: a SQLite store in that folder (`--data-dir`); `storeURL`: a PostgreSQL server
+/// (`--store`); neither: sessions in memory.
+func streamingBenchmark(sessions fixed: Int?, seconds: Double, store: String? = nil, storeURL: String? = nil) throws {
     let frames = try benchmarkFrames()
     var configuration = ServiceConfiguration()
     configuration.port = 0
     configuration.limits.maxSessions = 64
-    if let store {
-        // As `liveness serve --data-dir DIR --store-key FILE`, with a key drawn for this run.
+    if store != nil || storeURL != nil {
+        // As `liveness serve --data-dir DIR` or `--store URL`, with `--store-key FILE`: a key drawn for this run.
         var generator = try SecureRandomGenerator()
         configuration.dataDirectory = store
+        configuration.storeURL = storeURL
         configuration.storeKey = try StoreKey(bytes: (0..<StoreKey.keyBytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
     // The spec's passive check: the benchmark measures latency over whole recorded sessions.
@@ -115,7 +119,7 @@ func streamingBenchmark(sessions fixed: Int?, seconds: Double, store: String? = 
     try server.start()
     defer { server.stop() }
     let address = try ServiceAddress(url: server.url)
-    print("streaming: 640×480 JPEG frames (\(frames.map(\.count).reduce(0, +) / frames.count / 1024) KiB on average) at 30 fps, \(configuration.workers) workers, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Int(seconds)) s per step, sessions \(store.map { "in a SQLite store in \($0)" } ?? "in memory")")
+    print("streaming: 640×480 JPEG frames (\(frames.map(\.count).reduce(0, +) / frames.count / 1024) KiB on average) at 30 fps, \(configuration.workers) workers, \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Int(seconds)) s per step, sessions \(store.map { "in a SQLite store in \($0)" } ?? storeURL.map { "in PostgreSQL (\(PostgresSessionStore.redacted($0)))" } ?? "in memory")")
 
     // One session, lock-step: processing time and round trip.
     let one = ClientStats()

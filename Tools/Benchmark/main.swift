@@ -34,7 +34,7 @@ do {
         try pipelineBenchmark(video: video, repeats: options.repeats)
     }
     if let sizes = options.scaleSizes { try scaleBenchmark(widths: sizes, rounds: options.rounds) }
-    if options.stream { try streamingBenchmark(sessions: options.sessions, seconds: options.seconds, store: options.storeDirectory) }
+    if options.stream { try streamingBenchmark(sessions: options.sessions, seconds: options.seconds, store: options.storeDirectory, storeURL: options.storeURL) }
 } catch {
     console.error("error: \(error)")
     exit(2)
