@@ -6,6 +6,7 @@
 #include "internal.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <opencv2/imgproc.hpp>
 
 namespace {
@@ -28,13 +29,21 @@ double edge_share(const cv::Mat &gray, const double *corner_a, const double *cor
     cv::Mat m = cv::getRotationMatrix2D(centre, std::atan2(dy, dx) * 180 / M_PI, scale);
     m.at<double>(0, 2) += kPatchW / 2.0 - centre.x;
     m.at<double>(1, 2) += kPatchH / 2.0 - centre.y;
-    thread_local cv::Mat patch, gx, gy;
+    thread_local cv::Mat patch;
     cv::warpAffine(gray, patch, m, cv::Size(kPatchW, kPatchH), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
-    patch.convertTo(patch, CV_32F);
-    cv::Sobel(patch, gx, CV_32F, 1, 0, 3);
-    cv::Sobel(patch, gy, CV_32F, 0, 1, 3);
-    const cv::Rect inner(kInnerCols, kInnerRows, kPatchW - 2 * kInnerCols, kPatchH - 2 * kInnerRows);
-    const double sx = cv::norm(gx(inner), cv::NORM_L1), sy = cv::norm(gy(inner), cv::NORM_L1);
+    // The 3x3 Sobel derivatives over the inner pixels only (their neighbours are all inside the
+    // patch, so no border rule applies): the values cv::Sobel gives there, without its filter
+    // set-up, which cost 3.6 us a call against 0.7 for these 512 pixels.
+    double sx = 0, sy = 0;
+    for (int y = kInnerRows; y < kPatchH - kInnerRows; ++y) {
+        const uint8_t *a = patch.ptr<uint8_t>(y - 1), *b = patch.ptr<uint8_t>(y), *c = patch.ptr<uint8_t>(y + 1);
+        for (int x = kInnerCols; x < kPatchW - kInnerCols; ++x) {
+            const int dx = (a[x + 1] - a[x - 1]) + 2 * (b[x + 1] - b[x - 1]) + (c[x + 1] - c[x - 1]);
+            const int dy = (c[x - 1] - a[x - 1]) + 2 * (c[x] - a[x]) + (c[x + 1] - a[x + 1]);
+            sx += std::abs(dx);
+            sy += std::abs(dy);
+        }
+    }
     return sx + sy > 0 ? sx / (sx + sy) : 0.5;
 }
 
