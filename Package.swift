@@ -80,8 +80,11 @@ let package = Package(
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", providers: [.apt(["libpq-dev"])]),
         .target(name: "LivenessStore", dependencies: ["CSQLite", "CPostgres", "LivenessEvidence"]),
         // The network service: HTTP API and the WebSocket stream on libwebsockets.
+        // The hosted page's script, style sheet and HTML are real files, embedded at build time.
         .target(name: "LivenessService", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking", "LivenessEvidence",
-                                                        "LivenessStore"]),
+                                                        "LivenessStore"],
+                resources: [.embedInCode("WebFlow/Resources/app.js"), .embedInCode("WebFlow/Resources/app.css"),
+                            .embedInCode("WebFlow/Resources/index.html")]),
         // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from
         // the library API that integrators link (LivenessKit, LivenessService).
         .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService",
