@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessService
+import LivenessStore
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -84,4 +85,25 @@ func rawExchange(port: Int, _ request: String, timeout: Double = 10) throws -> S
         answer += buffer[0..<n]
     }
     return String(decoding: answer, as: UTF8.self)
+}
+
+/// The rows `query` gives on the SQLite store in `dir`, read through Python's own sqlite3 module
+/// (read-only, an implementation that is not the engine's), fields joined by "|".
+func sqliteRows(in dir: URL, _ query: String) throws -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = ["-c", """
+        import sqlite3, sys
+        db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+        for row in db.execute(sys.argv[2]):
+            print("|".join("" if v is None else str(v) for v in row))
+        """, dir.appendingPathComponent(SQLiteSessionStore.fileName).path, query]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0, query)
+    let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return text.isEmpty ? [] : text.components(separatedBy: "\n")
 }

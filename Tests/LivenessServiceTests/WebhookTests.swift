@@ -132,24 +132,7 @@ final class WebhookTests: XCTestCase {
     }
 
     /// Python's sqlite3 over the store: one line per row, columns joined by `|`.
-    private func sql(_ dir: URL, _ query: String) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", """
-            import sqlite3, sys
-            db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
-            for row in db.execute(sys.argv[2]):
-                print("|".join("" if v is None else str(v) for v in row))
-            """, dir.appendingPathComponent(SQLiteSessionStore.fileName).path, query]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, query)
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? [] : text.components(separatedBy: "\n")
-    }
+    private func sql(_ dir: URL, _ query: String) throws -> [String] { try sqliteRows(in: dir, query) }
 
     // MARK: Tests
 
