@@ -1,30 +1,17 @@
 // swift-tools-version:6.0
 // The liveness engine: a C shim over OpenCV and dlib, a Swift overlay, a pure-Swift
 // state machine, the analysis front ends and the `liveness` command.
-import Foundation
+//
+// Consumable by version: no target uses unsafe flags (SwiftPM refuses them in a package depended
+// on by version), and each product links what it uses. Two consequences (docs/architecture.md,
+// "Building"):
+// - SwiftPM compiles C++ at -O0 in debug builds, where dlib's templates run ~150x slower: pass
+//   `-Xcxx -O2` to `swift build` / `swift test` in debug (the README's commands do), or build
+//   with `-c release`. The shim warns at compile time when it is built unoptimised.
+// - SIMD is chosen at run time, not from the building CPU: the HOG detector's dlib code is also
+//   compiled for AVX2/FMA (hog_scan_avx2.cpp) and used when the CPU has them; a few integer
+//   loops carry `target_clones`. One binary runs on any x86-64 and gives the same results on all.
 import PackageDescription
-
-/// dlib's landmark fitting runs about 2x faster with AVX2/FMA (measured 2.0 -> 0.97 ms per fit).
-/// dlib is a header library, so the shim's templates are compiled here: like -march=native,
-/// use them when the building CPU has them. LIVENESS_PORTABLE=1 builds for baseline x86-64.
-let vectorFlags: [String] = {
-    if ProcessInfo.processInfo.environment["LIVENESS_PORTABLE"] != nil { return [] }
-    #if arch(x86_64)
-    guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-          let line = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
-    else { return [] }
-    let flags = Set(line.split(separator: " ").map(String.init))
-    return flags.contains("avx2") && flags.contains("fma") ? ["-mavx2", "-mfma"] : []
-    #else
-    return []
-    #endif
-}()
-
-/// The OpenCV modules the shim uses. pkg-config would link all 57; we list the few we need.
-let openCVModules = [
-    "opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_videoio",
-    "opencv_calib3d", "opencv_video",
-]
 
 let package = Package(
     name: "Liveness",
@@ -38,14 +25,18 @@ let package = Package(
         .library(name: "LivenessStore", targets: ["LivenessStore"]),
     ],
     targets: [
+        // OpenCV 4.6 through pkg-config (Debian's libopencv-dev): the header search path
+        // (/usr/include/opencv4) and the libraries. Debian's opencv4.pc lists all 56 modules, so
+        // programs load them all at start: measured +0.12 s and +40 MB of mapped libraries per
+        // process against the six the shim uses (docs/architecture.md, "Building").
+        .systemLibrary(name: "COpenCV", path: "Sources/COpenCV", pkgConfig: "opencv4", providers: [.apt(["libopencv-dev"])]),
         // C header + C++ implementation over OpenCV 4.6 and dlib 19.24. The only code that
-        // touches either library. Built with -O2 even in debug builds: dlib's templates at
-        // -O0 are ~150x slower.
+        // touches either library.
         .target(
             name: "CFaceTracking",
+            dependencies: ["COpenCV"],
             cxxSettings: [
                 .define("DLIB_NO_GUI_SUPPORT"),
-                .unsafeFlags(["-O2", "-I/usr/include/opencv4", "-fexceptions"] + vectorFlags),
             ],
             linkerSettings: [
                 .linkedLibrary("dlib"),
@@ -56,7 +47,7 @@ let package = Package(
                 // plane as the grey frame); libswscale converts a picture to BGR when its colour is read.
                 .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"), .linkedLibrary("swscale"),
                 .linkedLibrary("png16"), .linkedLibrary("jpeg"),  // image headers and PNG decoding, see png.cpp, jpeg.cpp
-            ] + openCVModules.map { .linkedLibrary($0) }
+            ]
         ),
         // Swift overlay: the only module that imports CFaceTracking.
         .target(name: "FaceTracking", dependencies: ["CFaceTracking"]),

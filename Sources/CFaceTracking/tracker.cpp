@@ -1,6 +1,7 @@
 // Face detection (dlib HOG), 68-point landmarks (dlib shape predictor) and tracking:
 // detect once, then fit the landmarks in the previous frame's box, verify with HOG near the
 // box every few frames, and re-detect when the face is lost.
+#include "hog_scan.hpp"
 #include "internal.hpp"
 #include "landmarks.hpp"
 #include "picture.hpp"
@@ -137,7 +138,7 @@ struct FilterBank {
     /// object_detector reports them).
     void run(unsigned long i, double threshold, std::vector<dlib::rect_detection> &out) const {
         thread_local std::vector<std::pair<double, dlib::rectangle>> dets;
-        scanner.detect(filters[i], dets, biases[i] + threshold);
+        ft::hog::detect(scanner, filters[i], dets, biases[i] + threshold);
         for (const auto &d : dets) {
             dlib::rect_detection r;
             r.detection_confidence = d.first - biases[i];
@@ -165,7 +166,7 @@ struct FilterBank {
     /// dlib does. A search without a face runs on an otherwise idle core this way: the decoder
     /// has little to do for the tracking thread then.
     std::vector<dlib::rect_detection> detect(const dlib::cv_image<unsigned char> &image, double threshold) {
-        scanner.load(image);
+        ft::hog::load(scanner, image);
         std::vector<std::vector<dlib::rect_detection>> each(filters.size());
         cv::parallel_for_(cv::Range(0, (int)filters.size()), [&](const cv::Range &range) {
             for (int i = range.start; i < range.end; ++i) run((unsigned long)i, threshold, each[i]);
@@ -478,7 +479,7 @@ std::vector<ft_candidate> confirm_near(ft_tracker &t, cv::Rect roi, double scale
     cv::Mat scaled = scanned_region(t.gray, t.halves, roi, scale, false, storage);
     if (scaled.empty()) return found;
     FilterBank &bank = *t.filters;
-    bank.scanner.load(dlib::cv_image<unsigned char>(scaled));
+    ft::hog::load(bank.scanner, dlib::cv_image<unsigned char>(scaled));
     double threshold = t.config.detection_threshold;
     std::vector<dlib::rect_detection> all;
     auto candidates = [&](const std::vector<dlib::rect_detection> &kept) {
@@ -796,7 +797,7 @@ ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double s
         cv::Rect whole(0, 0, gray.cols, gray.rows);
         cv::Mat scaled = scanned_region(gray, nullptr, whole, scale, false, storage);
         std::vector<dlib::rect_detection> detections;
-        if (!scaled.empty()) (*detector)(dlib::cv_image<unsigned char>(scaled), detections, threshold);
+        if (!scaled.empty()) ft::hog::detect_all(*detector, dlib::cv_image<unsigned char>(scaled), detections, threshold);
         std::vector<ft_candidate> found;
         for (const auto &d : detections) found.push_back(to_frame(d, whole, scale));
         sort_by_score(found);
@@ -831,7 +832,7 @@ static ft_status detect_with_bank(const ft_model *model, const ft_image *frame, 
         if (filter < 0) {
             kept = bank->detect(dlib::cv_image<unsigned char>(scaled), threshold);
         } else {
-            bank->scanner.load(dlib::cv_image<unsigned char>(scaled));
+            ft::hog::load(bank->scanner, dlib::cv_image<unsigned char>(scaled));
             std::vector<dlib::rect_detection> found;
             bank->run((unsigned long)filter, threshold, found);
             kept = bank->suppress(found);

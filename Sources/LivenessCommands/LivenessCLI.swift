@@ -1,11 +1,12 @@
+import FaceTracking
 import LivenessKit
 /// The `liveness` command: a tree of subcommands.
-public enum LivenessCLI {
+package enum LivenessCLI {
     /// The engine's version, written into every report.
-    public static var version: String { LivenessEngine.version }
+    package static var version: String { LivenessEngine.version }
 
     /// The top-level help; the list of subcommands comes from their specs.
-    public static var help: String {
+    package static var help: String {
         let list = specs.keys.sorted().map { "  " + $0.padding(toLength: 24, withPad: " ", startingAt: 0) + specs[$0]!.summary }
         return """
             OVERVIEW: Liveness analysis of selfie videos: blink and head-turn challenge, autoshot and snapshot.
@@ -16,7 +17,7 @@ public enum LivenessCLI {
             \(list.joined(separator: "\n"))
 
             OPTIONS:
-              --version               Show the version.
+              --version               Show the version and how the C shim was built.
               --help                  Show help information.
 
             See 'liveness <subcommand> --help' for detailed help.
@@ -26,7 +27,7 @@ public enum LivenessCLI {
     /// Runs the command line (without the program name); returns the process exit code. When
     /// something could not be written to standard output the exit code is 2 and standard error
     /// says why, whatever the command decided.
-    public static func run(_ arguments: [String], console: Console) -> Int32 {
+    package static func run(_ arguments: [String], console: Console) -> Int32 {
         let code = dispatch(arguments, console: console)
         if let failure = console.standardOutputFailure {
             console.error("error: cannot write to standard output: \(failure)")
@@ -47,6 +48,7 @@ public enum LivenessCLI {
             return 0
         case "--version":
             console.out("liveness \(version)")
+            console.out(ShimBuild.current.summary)
             return 0
         case "analyze":
             return AnalyzeCommand.run(rest, console: console)
@@ -71,7 +73,7 @@ public enum LivenessCLI {
     }
 
     /// Every subcommand's interface, by name.
-    public static var specs: [String: CommandSpec] { ["analyze": AnalyzeCommand.spec, "regress": RegressCommand.spec, "replay": ReplayCommand.spec, "trace": TraceCommand.spec,
+    package static var specs: [String: CommandSpec] { ["analyze": AnalyzeCommand.spec, "regress": RegressCommand.spec, "replay": ReplayCommand.spec, "trace": TraceCommand.spec,
                                           "serve": ServeCommand.spec, "stream": StreamCommand.spec,
                                           "keygen": KeygenCommand.spec, "verify": VerifyCommand.spec] }
 }

@@ -165,7 +165,7 @@ func scaleBenchmark(widths: [Int], rounds: Int) throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-bench-scale-\(getpid())")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    print("model load: \(String(format: "%.2f", load)) s; \(ProcessInfo.processInfo.activeProcessorCount) cores; release build; "
+    print("model load: \(String(format: "%.2f", load)) s; \(ProcessInfo.processInfo.activeProcessorCount) cores; release build, \(ShimBuild.current.summary); "
           + "\(rounds) rounds in turn: medians, ratios as median (range)")
     print("decode: the engine's reader (libavcodec, no colour conversion); OpenCV: cv::VideoCapture, frames to BGR (the reader before)")
     print("analyze: passive (the spec); prompted/decode: the same clip judged prompted (seed 1's plan) against decoding its frames")

@@ -431,6 +431,19 @@ ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double s
 int ft_detector_filter_count(const ft_model *model);
 
 /**
+ * How this shim was built and which code it runs, for `liveness --version` and the benchmarks:
+ * `optimised` is 0 when its C++ was compiled without optimisation (a debug build without
+ * `-Xcxx -O2`: dlib's templates then run about 150x slower), 1 otherwise. `simd` names the HOG
+ * detector's code path on this CPU: "avx2" (AVX2 and FMA) or "baseline" (x86-64 SSE2, or
+ * another architecture's); LIVENESS_SIMD=baseline in the environment forces "baseline".
+ */
+typedef struct ft_build_info {
+    int optimised;
+    const char *simd;
+} ft_build_info;
+ft_build_info ft_build(void);
+
+/**
  * As `ft_detect_faces` with one of the detector's filters only (0 ..< ft_detector_filter_count):
  * that filter's detections after non-maximum suppression, scored as the whole detector scores
  * them. The tracker confirms a face with the filter that found it last (see docs/speed.md).
