@@ -35,14 +35,14 @@ public final class LandmarkModel: @unchecked Sendable {
     /// Runs only the HOG detector on the whole image at `scale` (upsampling when > 1) and
     /// returns every face with its score, best first (`ft_detect_faces`). HOG finds faces of
     /// about 80 px and more in the scanned image, so choose `scale` from the face size.
-    public func detectFaces(in image: Image, scale: Double = 1, threshold: Double = 0) throws(FaceTrackingError) -> [FaceCandidate] {
+    package func detectFaces(in image: Image, scale: Double = 1, threshold: Double = 0) throws(FaceTrackingError) -> [FaceCandidate] {
         try candidates { ft_detect_faces(handle, image.handle, scale, threshold, $0, $1, &$2, &$3) }
     }
 
     /// As `detectFaces(in:scale:threshold:)`, the way the tracker searches a frame: the
     /// detector's filters run at once on the cores over one HOG pyramid, their detections
     /// gathered and suppressed as dlib does (`ft_detect_faces_on_cores`); the same detections.
-    public func detectFacesOnCores(in image: Image, scale: Double = 1, threshold: Double = 0) throws(FaceTrackingError) -> [FaceCandidate] {
+    package func detectFacesOnCores(in image: Image, scale: Double = 1, threshold: Double = 0) throws(FaceTrackingError) -> [FaceCandidate] {
         try candidates { ft_detect_faces_on_cores(handle, image.handle, scale, threshold, $0, $1, &$2, &$3) }
     }
 
@@ -54,7 +54,7 @@ public final class LandmarkModel: @unchecked Sendable {
     /// (0 ..< `detectorFilterCount`): its detections after non-maximum suppression, scored as
     /// the whole detector scores them (`ft_detect_faces_with_filter`). The tracker confirms a
     /// face with the filter that found it the last time.
-    public func detectFaces(in image: Image, scale: Double = 1, threshold: Double = 0, filter: Int) throws(FaceTrackingError) -> [FaceCandidate] {
+    package func detectFaces(in image: Image, scale: Double = 1, threshold: Double = 0, filter: Int) throws(FaceTrackingError) -> [FaceCandidate] {
         let chosen = Int32(clamping: filter)
         return try candidates { ft_detect_faces_with_filter(handle, image.handle, scale, threshold, chosen, $0, $1, &$2, &$3) }
     }
@@ -68,7 +68,7 @@ public final class LandmarkModel: @unchecked Sendable {
     /// The same fit by dlib's own `shape_predictor` (`ft_reference_dlib_fit`; it loads the model
     /// file again on first use, about 100 MB and 0.5 s): the reference `fitLandmarks` must equal.
     /// For tests and benchmarks.
-    public func referenceDlibLandmarks(in image: Image, box: Rect) throws(FaceTrackingError) -> [Point] {
+    package func referenceDlibLandmarks(in image: Image, box: Rect) throws(FaceTrackingError) -> [Point] {
         try landmarks { ft_reference_dlib_fit(handle, image.handle, box.x, box.y, box.width, box.height, $0, &$1) }
     }
     /// The detections a shim call writes: `detect(buffer, capacity, &count, &error)`, 32 at most.

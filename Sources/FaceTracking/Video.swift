@@ -94,9 +94,9 @@ public final class VideoReader {
 
 /// OpenCV's own video reader (`cv::VideoCapture`, frames converted to BGR), kept as a reference
 /// for benchmarks: the engine decoded through it before it read videos itself.
-public enum OpenCVReferenceReader {
+package enum OpenCVReferenceReader {
     /// Decodes up to `limit` frames of `path` (`ft_reference_opencv_decode`); returns how many.
-    public static func decode(path: String, limit: Int) throws(FaceTrackingError) -> Int {
+    package static func decode(path: String, limit: Int) throws(FaceTrackingError) -> Int {
         var error = ft_error()
         var frames: Int64 = 0
         try check(ft_reference_opencv_decode(path, Int64(limit), &frames, &error), &error)

@@ -5,8 +5,8 @@ import LivenessEvidence
 import LivenessKit
 
 /// `liveness analyze`: the main job. A verdict with stills for each recorded selfie video.
-public enum AnalyzeCommand {
-    public static let spec = CommandSpec(
+package enum AnalyzeCommand {
+    package static let spec = CommandSpec(
         name: "analyze",
         overview: "Judge recorded selfie videos: blink and head-turn challenge, autoshot and snapshot, a report per input.",
         summary: "Judge recorded selfie videos: verdict, stills and a report per input.",
@@ -34,7 +34,7 @@ public enum AnalyzeCommand {
 
     /// Runs the command; exit code 0 when every verdict passed, 1 when some failed, 2 on a
     /// usage error or when some input could not be analysed (the others still are).
-    public static func run(_ arguments: [String], console: Console,
+    package static func run(_ arguments: [String], console: Console,
                            environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
         let begun = spec.begin(arguments, console: console)
         guard let parsed = begun.parsed else { return begun.exitCode }

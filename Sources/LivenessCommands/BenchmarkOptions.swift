@@ -1,32 +1,32 @@
 /// The command line of `liveness-bench` (Tools/Benchmark), here beside the other commands'
 /// specs so that its usage line and help are made, parsed and checked against the README the
 /// same way.
-public struct BenchmarkOptions: Sendable, Equatable {
+package struct BenchmarkOptions: Sendable, Equatable {
     /// Decode-only, `analyze` and the naive pipeline at these sizes (frame heights: 720 is 720p).
-    public var scaleSizes: [Int]?
+    package var scaleSizes: [Int]?
     /// Rounds of the scale benchmark, each clip measured in turn (1...100).
-    public var rounds = 3
+    package var rounds = 3
     /// The streaming benchmark, and its fixed session count (nil: find the most that keep up).
-    public var stream = false
-    public var sessions: Int?
+    package var stream = false
+    package var sessions: Int?
     /// Seconds of streaming per measurement.
-    public var seconds = 10.0
+    package var seconds = 10.0
     /// With `stream`: the service keeps its sessions in a session store in this folder
     /// (`liveness serve --data-dir`, docs/store.md), sealed with a random key.
-    public var storeDirectory: String?
+    package var storeDirectory: String?
     /// With `stream`: the service keeps its sessions in this PostgreSQL server instead
     /// (`liveness serve --store URL`, docs/store.md), sealed with a random key.
-    public var storeURL: String?
+    package var storeURL: String?
     /// Per-stage costs of this clip, repeated `repeats` times.
-    public var pipelineVideo: String?
-    public var repeats = 1
+    package var pipelineVideo: String?
+    package var repeats = 1
 
     /// The clip `--pipeline` measures when none is named.
-    public static let defaultPipelineVideo = "../shared/recordings/lp-d13-phone-selfie-glasses.mp4"
+    package static let defaultPipelineVideo = "../shared/recordings/lp-d13-phone-selfie-glasses.mp4"
     /// The sizes `--scale` measures when none are named.
-    public static let defaultScaleSizes = [480, 720, 1080]
+    package static let defaultScaleSizes = [480, 720, 1080]
 
-    public static let spec = CommandSpec(
+    package static let spec = CommandSpec(
         name: "",
         overview: "The engine's speed as ratios measured side by side in one run (release build; needs ../shared/recordings and ffmpeg). With no mode: --scale and --stream (about 10 minutes).",
         arguments: [("<video>", "Measure the per-stage costs of this clip (as --pipeline <video>).")],
@@ -44,10 +44,10 @@ public struct BenchmarkOptions: Sendable, Equatable {
         positionalCount: 0...1,
         program: "liveness-bench")
 
-    public init() {}
+    package init() {}
 
     /// Parses the arguments (without the program name); nil for `--help`.
-    public static func parse(_ arguments: [String]) throws(UsageError) -> BenchmarkOptions? {
+    package static func parse(_ arguments: [String]) throws(UsageError) -> BenchmarkOptions? {
         let parsed = try spec.parse(arguments)
         if parsed.help { return nil }
         var options = BenchmarkOptions()

@@ -1,43 +1,43 @@
 /// A wrong command line: the message says what and the command's usage follows it.
 import LivenessKit
-public struct UsageError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct UsageError: Error, CustomStringConvertible, Sendable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// One option of a command: a flag (`--json`) or an option with a value (`--output FILE`).
-public struct OptionSpec: Sendable {
+package struct OptionSpec: Sendable {
     /// The long name with its dashes, e.g. `--format`.
-    public var name: String
+    package var name: String
     /// The value's placeholder (`FILE`), or nil for a flag.
-    public var value: String?
+    package var value: String?
     /// One line of help.
-    public var help: String
+    package var help: String
     /// May be given several times (values accumulate).
-    public var repeatable = false
+    package var repeatable = false
     /// Must be given (shown without brackets in the usage line).
-    public var required = false
+    package var required = false
     /// The value may be left out (`--scale` alone or `--scale 720`): the next argument is its
     /// value unless it begins with a dash or there is none; left out, the value is "".
-    public var valueIsOptional = false
+    package var valueIsOptional = false
     /// Options that go together (`--tls-cert` with `--tls-key`) share a group name and are
     /// shown in one bracket of the usage line; they must be next to each other in the list.
-    public var group: String?
+    package var group: String?
 
-    public static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, value: nil, help: help) }
-    public static func option(_ name: String, _ value: String, _ help: String, repeatable: Bool = false,
+    package static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, value: nil, help: help) }
+    package static func option(_ name: String, _ value: String, _ help: String, repeatable: Bool = false,
                               required: Bool = false, group: String? = nil) -> OptionSpec {
         OptionSpec(name: name, value: value, help: help, repeatable: repeatable, required: required, group: group)
     }
     /// An option whose value may be left out (see `valueIsOptional`).
-    public static func optionalValue(_ name: String, _ value: String, _ help: String) -> OptionSpec {
+    package static func optionalValue(_ name: String, _ value: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, value: value, help: help, valueIsOptional: true)
     }
 
     /// The option as written on a command line: `--output <dir>`, `--format csv|jsonl` (a value
     /// of lowercase literal choices is shown as they are), `--json`.
-    public var synopsis: String {
+    package var synopsis: String {
         guard let value else { return name }
         let literal = value.contains("|") && value.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "|" || $0 == "-" }
         let shown = literal ? value : "<\(value.lowercased())>"
@@ -47,20 +47,20 @@ public struct OptionSpec: Sendable {
 
 /// A subcommand's interface, in the shape of swift-argument-parser: OVERVIEW, USAGE,
 /// ARGUMENTS and OPTIONS sections in its help.
-public struct CommandSpec: Sendable {
+package struct CommandSpec: Sendable {
     /// The subcommand (`analyze`), or "" for a program without subcommands.
-    public var name: String
-    public var overview: String
-    public var arguments: [(name: String, help: String)]
-    public var options: [OptionSpec]
+    package var name: String
+    package var overview: String
+    package var arguments: [(name: String, help: String)]
+    package var options: [OptionSpec]
     /// Smallest and largest number of positional arguments.
-    public var positionalCount: ClosedRange<Int>
+    package var positionalCount: ClosedRange<Int>
     /// The executable's name.
-    public var program = "liveness"
+    package var program = "liveness"
     /// One line for the list of subcommands in `liveness --help`.
-    public var summary: String
+    package var summary: String
 
-    public init(name: String, overview: String, summary: String? = nil, arguments: [(name: String, help: String)],
+    package init(name: String, overview: String, summary: String? = nil, arguments: [(name: String, help: String)],
                 options: [OptionSpec], positionalCount: ClosedRange<Int>, program: String = "liveness") {
         self.name = name
         self.overview = overview
@@ -72,12 +72,12 @@ public struct CommandSpec: Sendable {
     }
 
     /// What is typed before the arguments: `liveness analyze`.
-    public var commandLine: String { name.isEmpty ? program : "\(program) \(name)" }
+    package var commandLine: String { name.isEmpty ? program : "\(program) \(name)" }
 
     /// The usage line after the command, made from the arguments and options: positional
     /// arguments first (in brackets when none is required), then every option in its order,
     /// in brackets unless required, `...` after a repeatable one.
-    public var usage: String {
+    package var usage: String {
         var words: [String] = []
         let positionals = arguments.map(\.name).joined(separator: " ")
         if !positionals.isEmpty { words.append(positionalCount.lowerBound == 0 ? "[\(positionals)]" : positionals) }
@@ -95,7 +95,7 @@ public struct CommandSpec: Sendable {
     }
 
     /// The help text.
-    public var help: String {
+    package var help: String {
         var text = "OVERVIEW: \(overview)\n\nUSAGE: \(commandLine) \(usage)\n"
         if !arguments.isEmpty {
             text += "\nARGUMENTS:\n"
@@ -114,7 +114,7 @@ public struct CommandSpec: Sendable {
 
     /// Parses `arguments` (without the command name). `--name=value` and `--name value` both work;
     /// `--` ends the options.
-    public func parse(_ arguments: [String]) throws(UsageError) -> ParsedArguments {
+    package func parse(_ arguments: [String]) throws(UsageError) -> ParsedArguments {
         var parsed = ParsedArguments()
         var index = 0
         var optionsEnded = false
@@ -192,20 +192,20 @@ extension CommandSpec {
 }
 
 /// The result of parsing a command line.
-public struct ParsedArguments: Sendable {
-    public var positionals: [String] = []
-    public var values: [String: [String]] = [:]
-    public var flags: Set<String> = []
-    public var help = false
+package struct ParsedArguments: Sendable {
+    package var positionals: [String] = []
+    package var values: [String: [String]] = [:]
+    package var flags: Set<String> = []
+    package var help = false
 
     /// The last value of an option.
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func has(_ flag: String) -> Bool { flags.contains(flag) }
+    package func value(_ name: String) -> String? { values[name]?.last }
+    package func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     /// An option's value as an integer in `range`.
     /// A seed: any unsigned 64-bit integer, the range of the seeds the service draws and writes
     /// into its reports (so that `analyze --seed` can rerun any session's report).
-    public func seed(_ name: String) throws(UsageError) -> UInt64? {
+    package func seed(_ name: String) throws(UsageError) -> UInt64? {
         guard let text = value(name) else { return nil }
         guard let number = UInt64(text) else {
             throw UsageError("option '\(name)' needs an integer in 0...\(UInt64.max), not '\(text)'")
@@ -213,7 +213,7 @@ public struct ParsedArguments: Sendable {
         return number
     }
 
-    public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+    package func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError("option '\(name)' needs an integer in \(range.lowerBound)...\(range.upperBound), not '\(text)'")

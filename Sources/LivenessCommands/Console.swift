@@ -7,7 +7,7 @@ import LivenessKit
 
 /// Where commands print: standard output for results, standard error for messages. A
 /// capturing console (for tests and embedding) keeps the lines instead.
-public final class Console: @unchecked Sendable {
+package final class Console: @unchecked Sendable {
     private let capturing: Bool
     private let lock = NSLock()
     private var outLines: [String] = []
@@ -16,30 +16,30 @@ public final class Console: @unchecked Sendable {
     private var outputClosed = false
 
     /// A console on the process's standard output and error.
-    public init() { capturing = false }
+    package init() { capturing = false }
 
     /// A console that keeps what is printed (see `printed`, `errors`).
-    public static func capturing() -> Console { Console(capturing: true) }
+    package static func capturing() -> Console { Console(capturing: true) }
 
     private init(capturing: Bool) { self.capturing = capturing }
 
     /// What was printed to standard output, when capturing.
-    public var printed: String { lock.withLock { outLines.joined() } }
+    package var printed: String { lock.withLock { outLines.joined() } }
     /// What was printed to standard error, when capturing.
-    public var errors: String { lock.withLock { errorLines.joined() } }
+    package var errors: String { lock.withLock { errorLines.joined() } }
 
     /// Why writing to standard output failed (a full disk, a closed pipe or descriptor), if it
     /// did: results were lost, so the command must not report success.
-    public var standardOutputFailure: String? { lock.withLock { outputFailure } }
+    package var standardOutputFailure: String? { lock.withLock { outputFailure } }
 
     /// Marks standard output as closed when the process started (`liveness` checks its
     /// descriptors and puts /dev/null in place of a closed one, so that no file it opens takes
     /// descriptor 1): anything printed there is then a failure, not a silent loss.
-    public func markStandardOutputClosed() { lock.withLock { outputClosed = true } }
+    package func markStandardOutputClosed() { lock.withLock { outputClosed = true } }
 
     /// A sink on standard output for bulk results (traces); throws when standard output was
     /// closed when the process started.
-    public func standardOutputSink() throws(InputError) -> OutputSink {
+    package func standardOutputSink() throws(InputError) -> OutputSink {
         if lock.withLock({ outputClosed }) {
             throw InputError(path: "standard output", problem: "is closed; give --output FILE")
         }
@@ -47,13 +47,13 @@ public final class Console: @unchecked Sendable {
     }
 
     /// True when standard error is a terminal (progress bars go there).
-    public var isTerminal: Bool { !capturing && isatty(STDERR_FILENO) != 0 }
+    package var isTerminal: Bool { !capturing && isatty(STDERR_FILENO) != 0 }
 
-    public func out(_ text: String) { emit(text, error: false) }
-    public func error(_ text: String) { emit(text, error: true) }
+    package func out(_ text: String) { emit(text, error: false) }
+    package func error(_ text: String) { emit(text, error: true) }
 
     /// Writes to standard error without a newline (progress bars).
-    public func status(_ text: String) {
+    package func status(_ text: String) {
         guard !capturing else { return }
         let sink = OutputSink.standardError()
         sink.write(text)
@@ -80,7 +80,7 @@ public final class Console: @unchecked Sendable {
 
     /// `text` with control characters shown as escapes (`\n`, `\t`, `\u{1B}`, ...), so that a file
     /// name holding a newline or a terminal escape cannot break a one-line message.
-    public static func printable(_ text: String) -> String {
+    package static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
@@ -99,7 +99,7 @@ public final class Console: @unchecked Sendable {
     }
 
     /// Prints a usage error with the command's usage line; returns exit code 2.
-    public func usageError(_ error: UsageError, spec: CommandSpec) -> Int32 {
+    package func usageError(_ error: UsageError, spec: CommandSpec) -> Int32 {
         self.error("error: \(error.message)\nusage: \(spec.commandLine) \(spec.usage)\n(see '\(spec.commandLine) --help')")
         return 2
     }

@@ -1,8 +1,8 @@
 import LivenessEvidence
 
 /// `liveness keygen`: a new Ed25519 key pair for signing reports (libsodium).
-public enum KeygenCommand {
-    public static let spec = CommandSpec(
+package enum KeygenCommand {
+    package static let spec = CommandSpec(
         name: "keygen",
         overview: "Make an Ed25519 key pair for signing reports: liveness.key (private, mode 0600) and liveness.pub.",
         summary: "Make an Ed25519 key pair for signing reports.",
@@ -15,7 +15,7 @@ public enum KeygenCommand {
 
     /// Runs the command; exit code 0 when the pair was written, 1 when it could not be (a key
     /// is already there, the folder cannot be written), 2 on a usage error.
-    public static func run(_ arguments: [String], console: Console) -> Int32 {
+    package static func run(_ arguments: [String], console: Console) -> Int32 {
         let begun = spec.begin(arguments, console: console)
         guard let parsed = begun.parsed else { return begun.exitCode }
         guard let directory = parsed.value("--out"), !directory.isEmpty else {

@@ -3,8 +3,8 @@ import Foundation
 import LivenessKit
 
 /// `liveness regress`: the regression suite over the generated cases and the labelled real clips.
-public enum RegressCommand {
-    public static let spec = CommandSpec(
+package enum RegressCommand {
+    package static let spec = CommandSpec(
         name: "regress",
         overview: "Run the regression suite: generated cases with expected outcomes, and the labelled real clips.",
         summary: "Run the regression suite: generated cases and labelled real clips.",
@@ -19,7 +19,7 @@ public enum RegressCommand {
 
     /// Runs the suite; returns 0 when everything matched, 1 on any mismatch, 2 on a usage error
     /// or when the cases cannot be produced.
-    public static func run(_ arguments: [String], console: Console) -> Int32 {
+    package static func run(_ arguments: [String], console: Console) -> Int32 {
         let begun = spec.begin(arguments, console: console)
         guard let parsed = begun.parsed else { return begun.exitCode }
         let jobs: Int

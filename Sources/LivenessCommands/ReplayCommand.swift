@@ -3,9 +3,9 @@ import LivenessCore
 import LivenessKit
 
 /// `liveness replay`: judges a recorded face-tracking trace with the state machine alone.
-public enum ReplayCommand {
+package enum ReplayCommand {
     /// The command's interface and help.
-    public static let spec = CommandSpec(
+    package static let spec = CommandSpec(
         name: "replay",
         overview: "Judge a face-tracking trace (this engine's CSV or JSONL, or arkit-trace/1) without video.",
         summary: "Judge a face-tracking trace (CSV, JSONL or arkit-trace/1) without video.",
@@ -21,7 +21,7 @@ public enum ReplayCommand {
 
     /// Runs the command; returns the exit code: 0 passed, 1 failed verdict, 2 usage or input
     /// error (one line on standard error, `error: FILE:LINE: problem` for a malformed trace).
-    public static func run(_ arguments: [String], console: Console) -> Int32 {
+    package static func run(_ arguments: [String], console: Console) -> Int32 {
         let begun = spec.begin(arguments, console: console)
         guard let parsed = begun.parsed else { return begun.exitCode }
         do {

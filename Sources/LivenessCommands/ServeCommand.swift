@@ -11,8 +11,8 @@ import Glibc
 #endif
 
 /// `liveness serve`: the streaming service for camera clients and relying parties.
-public enum ServeCommand {
-    public static let spec = CommandSpec(
+package enum ServeCommand {
+    package static let spec = CommandSpec(
         name: "serve",
         overview: "Serve the streaming API: sessions, a WebSocket frame stream, results, uploads (docs/stream-protocol.md).",
         summary: "Serve the streaming API for camera clients and relying parties.",
@@ -56,7 +56,7 @@ public enum ServeCommand {
         }
     }
 
-    public static func run(_ arguments: [String], console: Console) -> Int32 {
+    package static func run(_ arguments: [String], console: Console) -> Int32 {
         let begun = spec.begin(arguments, console: console)
         guard let parsed = begun.parsed else { return begun.exitCode }
         var configuration = ServiceConfiguration()

@@ -6,8 +6,8 @@ import LivenessService
 
 /// `liveness stream`: pushes a recording to `liveness serve` as a camera would and prints what
 /// comes back — the reference client for integrators.
-public enum StreamCommand {
-    public static let spec = CommandSpec(
+package enum StreamCommand {
+    package static let spec = CommandSpec(
         name: "stream",
         overview: "Stream a recording to 'liveness serve' as a camera client would, and print the events.",
         summary: "Stream a recording to 'liveness serve' as a camera would.",
@@ -25,7 +25,7 @@ public enum StreamCommand {
         ],
         positionalCount: 2...2)
 
-    public static func run(_ arguments: [String], console: Console) -> Int32 {
+    package static func run(_ arguments: [String], console: Console) -> Int32 {
         let begun = spec.begin(arguments, console: console)
         guard let parsed = begun.parsed else { return begun.exitCode }
         do {

@@ -4,8 +4,8 @@ import LivenessCore
 import LivenessKit
 
 /// `liveness trace`: one record per frame of a video or image.
-public enum TraceCommand {
-    public static let spec = CommandSpec(
+package enum TraceCommand {
+    package static let spec = CommandSpec(
         name: "trace",
         overview: "Write the face-tracking observations of a video or image, one record per frame.",
         summary: "Write the face-tracking observations of a video or image, one record per frame.",
@@ -24,7 +24,7 @@ public enum TraceCommand {
         positionalCount: 1...1)
 
     /// Runs the command; returns the exit code (0 ok, 2 usage or input error).
-    public static func run(_ arguments: [String], console: Console) -> Int32 {
+    package static func run(_ arguments: [String], console: Console) -> Int32 {
         let begun = spec.begin(arguments, console: console)
         guard let parsed = begun.parsed else { return begun.exitCode }
         do {

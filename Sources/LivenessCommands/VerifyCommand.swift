@@ -3,11 +3,11 @@ import LivenessEvidence
 import LivenessKit
 
 /// `liveness verify`: checks signed reports (report.sig) with the keys the caller trusts.
-public enum VerifyCommand {
+package enum VerifyCommand {
     /// The environment variable naming a trusted public key file when no --public-key is given.
-    public static let keyVariable = "LIVENESS_PUBLIC_KEY"
+    package static let keyVariable = "LIVENESS_PUBLIC_KEY"
 
-    public static let spec = CommandSpec(
+    package static let spec = CommandSpec(
         name: "verify",
         overview: "Check signed reports: the signature by a trusted key, report.json, the stills and optionally the input.",
         summary: "Check signed reports: signature by a trusted key, report, stills, input.",
@@ -20,7 +20,7 @@ public enum VerifyCommand {
 
     /// Runs the command; exit code 0 when every report is valid, 1 when any is not, 2 on a usage
     /// error (no trusted key, an unreadable key file, a target with no report).
-    public static func run(_ arguments: [String], console: Console,
+    package static func run(_ arguments: [String], console: Console,
                            environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
         let begun = spec.begin(arguments, console: console)
         guard let parsed = begun.parsed else { return begun.exitCode }

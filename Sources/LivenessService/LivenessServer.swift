@@ -134,18 +134,6 @@ public final class LivenessServer: @unchecked Sendable {
         return "\(configuration.usesTLS ? "https" : "http")://\(address):\(port)"
     }
 
-    /// Hooks for the web flow and signing: extra pages, capability fields, a finished-session hook.
-    public func extend(pages: (@Sendable (_ method: String, _ path: String) -> (status: Int, contentType: String, body: [UInt8])?)? = nil,
-                       capabilities: [String: Any] = [:], onReport: (@Sendable (LivenessReport) -> Void)? = nil) {
-        if let pages {
-            routes.pages = { request in
-                pages(request.method.rawValue, request.path).map { HTTPResponse(status: $0.status, contentType: $0.contentType, body: $0.body) }
-            }
-        }
-        routes.capabilityExtras = capabilities
-        host.finished = onReport
-    }
-
     /// Binds and starts the event loop, the workers and the housekeeping timer.
     public func start() throws(ServiceError) {
         lws_set_log_level(Int32(lws_shim_log_errors), livenessLWSLog)

@@ -1,5 +1,6 @@
-// The pure core alone: a LivenessMachine fed 30 s of frames without a face at 30 fps. The spec
-// caps a session at 20 s, so the verdict is `failed: timeout` at 20 s. Prints one line of JSON.
+// The pure core alone: a LivenessMachine fed 30 s of frames without a face at 30 fps. By the spec
+// the fallback autoshot comes at 2.8 s (settle, then 2.5 s of framing) and the scan's 20 s cap
+// after it: `failed: noFace` at 22.8 s. Prints one line of JSON.
 import Foundation
 import LivenessCore
 
