@@ -22,10 +22,10 @@ public struct AnalysisStep {
 /// decoded file, `AnalysisSession`) and camera streams (`StreamSession`) push their frames here.
 ///
 /// Per frame: the device rotation (motion samples or the video's background), the face tracker,
-/// the measurements quantized to trace precision, the border round the face on some frames
-/// (`BorderEnclosureSampler`), the parallax residual against the autoshot
-/// frame's landmarks (`ParallaxReference`), the `LivenessMachine`, and the autoshot and
-/// snapshot frames kept as copies when the machine names them. Timestamps are the caller's
+/// the measurements quantized to trace precision, the checks' measurers (`CheckMeasurer`: the
+/// frozen and looped-input checks, the eye edges, the recapture check's border, the parallax
+/// residual), the `LivenessMachine`, and the autoshot and snapshot frames kept as copies when the
+/// machine names them. Timestamps are the caller's
 /// (microseconds on any clock) and are made relative to the first frame; they must increase —
 /// the front ends check that before calling, with the policy each needs (a file skips such a
 /// frame with a warning, a stream answers with an error).
@@ -45,12 +45,17 @@ public final class FrameProcessor {
     /// the reference exists (`trace`, for measurements), rather than only on the frames the
     /// machine reads it from (`LivenessMachine.readsPlanarResidual`; the default: the same
     /// verdict and evidence, without a homography fit on every frame).
-    public var planarResidualOnEveryFrame = false
+    public var planarResidualOnEveryFrame: Bool {
+        get { parallax.everyFrame }
+        set { parallax.everyFrame = newValue }
+    }
     private let observer: FaceObserver
-    private var parallax = ParallaxReference()
-    private let difference = FrameDifference()
-    private let repeats = RepeatDetector()
-    private let enclosure = BorderEnclosureSampler()
+    private let parallax = ParallaxMeasurer()
+    /// The checks' measurers (`CheckMeasurer`, `Checks/<Name>`), run in this order on every frame:
+    /// the frozen and looped-input checks, the eye edges, the recapture check's border, then the
+    /// parallax residual (which asks the machine whether it reads this frame's residual, from
+    /// the observation the others filled in).
+    private let checks: [CheckMeasurer]
     private var rotation: RotationProvider?
     /// When set, each frame's device rotation is estimated on a second thread while the face is
     /// tracked (same results; for a single input on an otherwise idle core).
@@ -77,6 +82,7 @@ public final class FrameProcessor {
         observer.keepLandmarks = keepLandmarks
         machine = LivenessMachine(policy: policy, seed: seed, plan: plan)
         self.rotation = rotation
+        checks = [FrameDifference(), RepeatDetector(), EyeEdgeMeasurer(), BorderEnclosureSampler(), parallax]
     }
 
     deinit { parallel?.stop() }
@@ -151,48 +157,11 @@ public final class FrameProcessor {
         if deferred, let rotation { deviceRotation = try rotation.resolveDeferred(hasFace: measurement.face != nil) }
         var result = observer.observation(of: measurement, frame: frame, index: framesProcessed, timestampMicroseconds: timestamp,
                                           rotation: deviceRotation)
-        // The thumbnails of the frozen and looped-input checks come from the grey copy (and its
-        // reductions by 2, 4, ...), not from the colour frame: a third of the pixels, or fewer.
-        if let d = difference.difference(of: gray, faceBox: measurement.face?.box) {
-            result.observation.frameDifference = d
-            result.record.frameDifference = d
-        }
-        if let m = repeats.match(frame: gray, timestampMicroseconds: timestamp, faceBox: measurement.face?.box) {
-            result.observation.repetition = Repetition(lagSeconds: m.lagSeconds, difference: m.difference, motion: m.motion)
-            result.record.repeatLagSeconds = m.lagSeconds
-            result.record.repeatDifference = m.difference
-            result.record.repeatMotion = m.motion
-        }
-        // The eyes' edge shares for the blink rule (also after the verdict when the session runs
-        // on: the regression suite measures blinks over whole clips), quantized as the trace
-        // writes them so that a replayed trace gives the same judgement.
-        if let face = measurement.face, result.observation.face != nil,
-           let edges = try? EyeEdges.measure(gray: gray, landmarks: face.landmarks) {
-            let q = NumberFormat.quantized
-            result.observation.face?.eyeEdgeLeft = edges.left.map(q)
-            result.observation.face?.eyeEdgeRight = edges.right.map(q)
-            result.record.eyeEdgeLeft = edges.left.map(q)
-            result.record.eyeEdgeRight = edges.right.map(q)
-        }
-        // The border enclosure of the recapture check, on its schedule (never after the verdict).
-        if machine.verdict == nil, machine.policy.recaptureCheck != 0,
-           enclosure.wants(box: measurement.face?.box, timestampMicroseconds: timestamp), let face = measurement.face,
-           let value = enclosure.measure(gray: gray, face: face, timestampMicroseconds: timestamp) {
-            result.observation.borderEnclosure = value
-            result.record.borderEnclosure = value
-        }
-        // The parallax residual only where the machine reads it (frames that join a turn run
-        // before the turn is credited), unless every frame's is asked for (a trace).
-        if parallax.hasReference, measurement.face != nil,
-           planarResidualOnEveryFrame || machine.readsPlanarResidual(result.observation),
-           let residual = parallax.residual(of: measurement, width: frame.width, height: frame.height) {
-            result.observation.face?.planarResidual = residual
-            result.record.planarResidual = residual
-        }
+        let checked = CheckFrame(frame: frame, gray: gray, measurement: measurement, timestampMicroseconds: timestamp)
+        for measurer in checks { measurer.measure(checked, machine: machine, into: &result) }
         rotation?.didObserve(result.measurement)
         let step = try machine.observe(result.observation)
-        parallax.update(scanning: machine.evidence.autoshot != nil, measurement: measurement,
-                        width: frame.width, height: frame.height)
+        for measurer in checks { measurer.machineObserved(checked, machine: machine) }
         framesProcessed += 1
         for event in step.events {
             switch event {

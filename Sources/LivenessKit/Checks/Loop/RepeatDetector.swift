@@ -197,3 +197,15 @@ final class RepeatDetector {
         for y in 0..<n { for x in 0..<n { out[(y / b) * 8 + x / b] &+= UInt16(p[y * n + x]) } }
     }
 }
+
+/// The looped-input check's measurer (its decision: `LoopCheck`).
+extension RepeatDetector: CheckMeasurer {
+    func measure(_ frame: CheckFrame, machine: LivenessMachine, into result: inout FaceObserver.Result) {
+        guard let m = match(frame: frame.gray, timestampMicroseconds: frame.timestampMicroseconds,
+                            faceBox: frame.measurement.face?.box) else { return }
+        result.observation.repetition = Repetition(lagSeconds: m.lagSeconds, difference: m.difference, motion: m.motion)
+        result.record.repeatLagSeconds = m.lagSeconds
+        result.record.repeatDifference = m.difference
+        result.record.repeatMotion = m.motion
+    }
+}

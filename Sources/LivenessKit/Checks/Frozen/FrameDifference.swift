@@ -82,3 +82,14 @@ final class FrameDifference {
         return Double(total) / Double(width * height)
     }
 }
+
+/// The frozen-input check's measurer (its decision: `FrozenCheck`; the continuity check reads the
+/// same difference, `ContinuityCheck`). The thumbnails come from the grey copy (and its
+/// reductions by 2, 4, ...), not from the colour frame: a third of the pixels, or fewer.
+extension FrameDifference: CheckMeasurer {
+    func measure(_ frame: CheckFrame, machine: LivenessMachine, into result: inout FaceObserver.Result) {
+        guard let d = difference(of: frame.gray, faceBox: frame.measurement.face?.box) else { return }
+        result.observation.frameDifference = d
+        result.record.frameDifference = d
+    }
+}

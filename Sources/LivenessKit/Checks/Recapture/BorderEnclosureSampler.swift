@@ -45,3 +45,17 @@ final class BorderEnclosureSampler {
         return NumberFormat.quantized(e.enclosure)
     }
 }
+
+/// The recapture check's measurer (its decision: `RecaptureCheck`): on its schedule, never after
+/// the verdict, and only when the policy has the check on.
+extension BorderEnclosureSampler: CheckMeasurer {
+    func measure(_ frame: CheckFrame, machine: LivenessMachine, into result: inout FaceObserver.Result) {
+        guard machine.verdict == nil, machine.policy.recaptureCheck != 0,
+              wants(box: frame.measurement.face?.box, timestampMicroseconds: frame.timestampMicroseconds),
+              let face = frame.measurement.face,
+              let value = self.measure(gray: frame.gray, face: face, timestampMicroseconds: frame.timestampMicroseconds)
+        else { return }
+        result.observation.borderEnclosure = value
+        result.record.borderEnclosure = value
+    }
+}

@@ -39,3 +39,27 @@ struct ParallaxReference {
         return points.allSatisfy { $0.x >= 0 && $0.y >= 0 && $0.x <= w && $0.y <= h }
     }
 }
+
+/// The parallax check's measurer (its decision: `ParallaxCheck`): the residual only where the
+/// machine reads it (frames that join a turn run before the turn is credited), unless every
+/// frame's is asked for (`everyFrame`: a trace); the reference is taken once the machine has its
+/// autoshot.
+final class ParallaxMeasurer: CheckMeasurer {
+    private var reference = ParallaxReference()
+    /// Measure on every frame with a face once the reference exists (`FrameProcessor.planarResidualOnEveryFrame`).
+    var everyFrame = false
+
+    func measure(_ frame: CheckFrame, machine: LivenessMachine, into result: inout FaceObserver.Result) {
+        guard reference.hasReference, frame.measurement.face != nil,
+              everyFrame || machine.readsPlanarResidual(result.observation),
+              let residual = reference.residual(of: frame.measurement, width: frame.frame.width, height: frame.frame.height)
+        else { return }
+        result.observation.face?.planarResidual = residual
+        result.record.planarResidual = residual
+    }
+
+    func machineObserved(_ frame: CheckFrame, machine: LivenessMachine) {
+        reference.update(scanning: machine.evidence.autoshot != nil, measurement: frame.measurement,
+                         width: frame.frame.width, height: frame.frame.height)
+    }
+}
