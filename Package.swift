@@ -94,7 +94,11 @@ let package = Package(
         .testTarget(name: "LivenessStoreTests", dependencies: ["LivenessStore", "LivenessEvidence", "TestSupport"]),
         .testTarget(name: "LivenessEvidenceTests", dependencies: ["LivenessEvidence", "LivenessKit", "LivenessCommands", "TestSupport"]),
         .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "TestSupport",
-                                                             "LivenessCommands"],
+                                                             "LivenessCommands"]),
+        // The command line: each command's options and outputs, its help texts, the files it
+        // writes, and the built `liveness` executable run as a user runs it.
+        .testTarget(name: "LivenessCommandsTests", dependencies: ["LivenessCommands", "LivenessKit", "LivenessCore", "FaceTracking",
+                                                                  "TestSupport"],
                     exclude: ["Snapshots"]),  // the help texts' snapshots, read from the source tree
     ],
     cxxLanguageStandard: .cxx17
