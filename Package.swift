@@ -61,6 +61,10 @@ let package = Package(
         .target(name: "LivenessEvidence", dependencies: ["CSodium"]),
         // Front ends: video analysis, trace I/O, reports. Depends on the core and the overlay.
         .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking", "LivenessEvidence"]),
+        // The regression harness (`liveness regress`, RegressionSuiteTests): renders the generated
+        // cases (python3 Tools/generate_cases.py) and judges them and the labelled shared clips.
+        // Apart from LivenessKit, the library a camera service embeds.
+        .target(name: "LivenessRegress", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking"]),
         // libwebsockets 4.1 (Debian's libwebsockets-dev), imported by LivenessService only.
         .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets", providers: [.apt(["libwebsockets-dev"])]),
         // SQLite 3 (Debian's libsqlite3-dev), imported by LivenessStore only.
@@ -78,7 +82,7 @@ let package = Package(
                             .embedInCode("WebFlow/Resources/index.html")]),
         // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from
         // the library API that integrators link (LivenessKit, LivenessService).
-        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService",
+        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessRegress",
                                                         "LivenessEvidence", "LivenessStore"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessCommands"]),
         // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
@@ -94,11 +98,11 @@ let package = Package(
         .testTarget(name: "LivenessStoreTests", dependencies: ["LivenessStore", "LivenessEvidence", "TestSupport"]),
         .testTarget(name: "LivenessEvidenceTests", dependencies: ["LivenessEvidence", "LivenessKit", "LivenessCommands", "TestSupport"]),
         .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "TestSupport",
-                                                             "LivenessCommands"]),
+                                                             "LivenessCommands", "LivenessRegress"]),
         // The command line: each command's options and outputs, its help texts, the files it
         // writes, and the built `liveness` executable run as a user runs it.
         .testTarget(name: "LivenessCommandsTests", dependencies: ["LivenessCommands", "LivenessKit", "LivenessCore", "FaceTracking",
-                                                                  "TestSupport"],
+                                                                  "LivenessRegress", "TestSupport"],
                     exclude: ["Snapshots"]),  // the help texts' snapshots, read from the source tree
     ],
     cxxLanguageStandard: .cxx17

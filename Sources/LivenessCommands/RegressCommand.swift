@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessKit
+import LivenessRegress
 
 /// `liveness regress`: the regression suite over the generated cases and the labelled real clips.
 package enum RegressCommand {

@@ -1,6 +1,7 @@
 import FaceTracking
 import LivenessCore
 import LivenessKit
+import LivenessRegress
 import TestSupport
 import XCTest
 

@@ -3,6 +3,7 @@ import Foundation
 import LivenessCommands
 import LivenessCore
 import LivenessKit
+import LivenessRegress
 import TestSupport
 import XCTest
 

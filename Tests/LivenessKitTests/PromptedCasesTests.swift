@@ -6,6 +6,7 @@ import TestSupport
 import XCTest
 
 @testable import LivenessKit
+@testable import LivenessRegress
 
 /// The generated prompted cases (Recordings/cases/prompted-*) end to end: the generator's
 /// unsigned prompt log is exactly a `PromptLog` body, the regression harness signs it, verifies it

@@ -5,6 +5,7 @@ import XCTest
 
 import LivenessCommands
 @testable import LivenessKit
+@testable import LivenessRegress
 
 /// The regression suite in-process: every generated case of Recordings/cases (rendered by
 /// Tools/generate_cases.py when missing or stale) must give its expected outcome, and, when

@@ -3,6 +3,7 @@ import Foundation
 import LivenessCore
 import LivenessCommands
 import LivenessKit
+import LivenessRegress
 import TestSupport
 import XCTest
 

@@ -1,3 +1,4 @@
+import LivenessKit
 import Foundation
 
 /// What a generated case must produce under the default policy (`expected.json` beside its
