@@ -61,6 +61,10 @@ let package = Package(
         .target(name: "LivenessEvidence", dependencies: ["CSodium"]),
         // Front ends: video analysis, trace I/O, reports. Depends on the core and the overlay.
         .target(name: "LivenessKit", dependencies: ["LivenessCore", "FaceTracking", "LivenessEvidence"]),
+        // The batch layer of `liveness analyze`: jobs over many inputs, sharding (Slurm, Kubernetes,
+        // AWS Batch), timeline plots and annotated videos. Apart from LivenessKit, the library a
+        // camera service embeds.
+        .target(name: "LivenessBatch", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessEvidence"]),
         // The regression harness (`liveness regress`, RegressionSuiteTests): renders the generated
         // cases (python3 Tools/generate_cases.py) and judges them and the labelled shared clips.
         // Apart from LivenessKit, the library a camera service embeds.
@@ -82,7 +86,7 @@ let package = Package(
                             .embedInCode("WebFlow/Resources/index.html")]),
         // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from
         // the library API that integrators link (LivenessKit, LivenessService).
-        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessRegress",
+        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessRegress", "LivenessBatch",
                                                         "LivenessEvidence", "LivenessStore"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessCommands"]),
         // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
@@ -98,11 +102,11 @@ let package = Package(
         .testTarget(name: "LivenessStoreTests", dependencies: ["LivenessStore", "LivenessEvidence", "TestSupport"]),
         .testTarget(name: "LivenessEvidenceTests", dependencies: ["LivenessEvidence", "LivenessKit", "LivenessCommands", "TestSupport"]),
         .testTarget(name: "LivenessKitTests", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "TestSupport",
-                                                             "LivenessCommands", "LivenessRegress"]),
+                                                             "LivenessCommands", "LivenessRegress", "LivenessBatch"]),
         // The command line: each command's options and outputs, its help texts, the files it
         // writes, and the built `liveness` executable run as a user runs it.
         .testTarget(name: "LivenessCommandsTests", dependencies: ["LivenessCommands", "LivenessKit", "LivenessCore", "FaceTracking",
-                                                                  "LivenessRegress", "TestSupport"],
+                                                                  "LivenessRegress", "LivenessBatch", "TestSupport"],
                     exclude: ["Snapshots"]),  // the help texts' snapshots, read from the source tree
     ],
     cxxLanguageStandard: .cxx17

@@ -2,6 +2,7 @@ import FaceTracking
 import Foundation
 import LivenessCore
 import LivenessEvidence
+import LivenessBatch
 import LivenessKit
 
 /// `liveness analyze`: the main job. A verdict with stills for each recorded selfie video.

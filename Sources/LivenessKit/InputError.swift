@@ -13,7 +13,7 @@ public struct InputError: Error, CustomStringConvertible, Sendable, Equatable {
         self.problem = problem
     }
 
-    init(path: String, _ error: FaceTrackingError) {
+    package init(path: String, _ error: FaceTrackingError) {
         self.path = path
         // The shim's messages already start with the path; drop it to avoid saying it twice.
         let prefix = path + ": "

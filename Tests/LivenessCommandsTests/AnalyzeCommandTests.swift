@@ -2,6 +2,7 @@ import FaceTracking
 import Foundation
 import LivenessCore
 import LivenessCommands
+import LivenessBatch
 import LivenessKit
 import LivenessRegress
 import TestSupport

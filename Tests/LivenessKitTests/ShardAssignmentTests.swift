@@ -1,4 +1,5 @@
 import LivenessCommands
+import LivenessBatch
 import LivenessKit
 import TestSupport
 import XCTest

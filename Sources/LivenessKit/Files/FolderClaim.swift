@@ -10,19 +10,19 @@ import Glibc
 /// stills. The first run to claim a folder writes the input's path into its `.input` file with
 /// `link(2)`, which cannot succeed twice; a run for another input then takes the folder named
 /// with its input's hash.
-enum FolderClaim {
+package enum FolderClaim {
     /// The claim file's name inside a folder.
-    static let fileName = ".input"
+    package static let fileName = ".input"
 
     /// The input that claimed `folder`, if any.
-    static func owner(of folder: String) -> String? {
+    package static func owner(of folder: String) -> String? {
         guard let data = FileManager.default.contents(atPath: folder + "/" + fileName) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
     /// Claims `folder` (created when missing) for `input`; true when it is now, or already was,
     /// the input's. False when another input holds it, or it cannot be claimed.
-    static func claim(_ folder: String, for input: String) -> Bool {
+    package static func claim(_ folder: String, for input: String) -> Bool {
         if let owner = owner(of: folder) { return owner == input }
         guard (try? AtomicFile.makeDirectory(folder)) != nil else { return false }
         let temporary = TemporaryFiles.name(for: folder + "/" + fileName) + "-\(UInt32.random(in: 0...UInt32.max))"

@@ -1,3 +1,4 @@
+import LivenessKit
 import LivenessEvidence
 
 /// `report.sig` in `analyze`'s folders: written after `report.json` with `--sign-key`, for every

@@ -1,3 +1,4 @@
+import LivenessKit
 import FaceTracking
 import LivenessCore
 
