@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "LivenessService", targets: ["LivenessService"]),
         .library(name: "LivenessEvidence", targets: ["LivenessEvidence"]),
         .library(name: "LivenessStore", targets: ["LivenessStore"]),
+        .library(name: "LivenessClient", targets: ["LivenessClient"]),
     ],
     targets: [
         // OpenCV 4.6 through pkg-config (Debian's libopencv-dev): the header search path
@@ -84,20 +85,24 @@ let package = Package(
                                                         "LivenessStore"],
                 resources: [.embedInCode("WebFlow/Resources/app.js"), .embedInCode("WebFlow/Resources/app.css"),
                             .embedInCode("WebFlow/Resources/index.html")]),
+        // The reference client of `liveness-stream/1`: the HTTP client, the WebSocket connection
+        // and the recording streamer behind `liveness stream`, the tests and the benchmark.
+        // libwebsockets' client side; apart from the service.
+        .target(name: "LivenessClient", dependencies: ["CWebSockets", "LivenessKit", "LivenessCore", "FaceTracking"]),
         // The command-line front ends (analyze, trace, replay, regress, serve, stream), apart from
-        // the library API that integrators link (LivenessKit, LivenessService).
-        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessRegress", "LivenessBatch",
+        // the library API that integrators link (LivenessKit, LivenessService, LivenessClient).
+        .target(name: "LivenessCommands", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessRegress", "LivenessBatch", "LivenessClient",
                                                         "LivenessEvidence", "LivenessStore"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessCommands"]),
         // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
-        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessCommands",
+        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessClient", "LivenessCommands",
                                                                "LivenessEvidence", "LivenessStore"],
                           path: "Tools/Benchmark"),
         // Paths of test inputs (generated samples, the shared real footage) for the test targets.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "LivenessCore", "TestSupport"]),
         .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
-        .testTarget(name: "LivenessServiceTests", dependencies: ["LivenessService", "LivenessKit", "LivenessCore", "FaceTracking",
+        .testTarget(name: "LivenessServiceTests", dependencies: ["LivenessService", "LivenessClient", "LivenessKit", "LivenessCore", "FaceTracking",
                                                                  "TestSupport", "LivenessStore", "LivenessEvidence"]),
         .testTarget(name: "LivenessStoreTests", dependencies: ["LivenessStore", "LivenessEvidence", "TestSupport"]),
         .testTarget(name: "LivenessEvidenceTests", dependencies: ["LivenessEvidence", "LivenessKit", "LivenessCommands", "TestSupport"]),

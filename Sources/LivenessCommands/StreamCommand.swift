@@ -1,6 +1,7 @@
 import FaceTracking
 import Foundation
 import LivenessCore
+import LivenessClient
 import LivenessKit
 import LivenessService
 

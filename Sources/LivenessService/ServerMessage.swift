@@ -118,13 +118,3 @@ public enum ServerMessage: Sendable {
         return out
     }
 }
-
-/// Names and versions of the wire protocol.
-public enum StreamProtocol {
-    /// The protocol's version string, sent in `session`.
-    public static let version = "liveness-stream/1"
-    /// The WebSocket subprotocol a camera client offers.
-    public static let subprotocol = "liveness.v1"
-    /// The prefix of the subprotocol entry that carries the session token (`token.<hex>`).
-    public static let tokenPrefix = "token."
-}

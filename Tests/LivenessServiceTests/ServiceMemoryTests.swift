@@ -1,5 +1,6 @@
 import Foundation
 import LivenessKit
+import LivenessClient
 import LivenessService
 import TestSupport
 import XCTest

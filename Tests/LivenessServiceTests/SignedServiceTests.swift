@@ -3,6 +3,7 @@ import Foundation
 import LivenessCore
 import LivenessEvidence
 import LivenessKit
+import LivenessClient
 import LivenessService
 import TestSupport
 import XCTest

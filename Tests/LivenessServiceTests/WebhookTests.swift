@@ -1,5 +1,6 @@
 import Foundation
 import LivenessEvidence
+import LivenessClient
 import LivenessService
 import LivenessStore
 import TestSupport

@@ -9,6 +9,7 @@ import FaceTracking
 import Foundation
 import LivenessCore
 import LivenessEvidence
+import LivenessClient
 import LivenessKit
 import LivenessService
 import LivenessStore

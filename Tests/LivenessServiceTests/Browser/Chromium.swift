@@ -1,4 +1,5 @@
 import Foundation
+import LivenessClient
 import LivenessService
 import TestSupport
 import XCTest

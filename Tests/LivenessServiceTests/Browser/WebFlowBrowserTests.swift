@@ -2,6 +2,7 @@ import FaceTracking
 import Foundation
 import LivenessCore
 import LivenessKit
+import LivenessClient
 import LivenessService
 import TestSupport
 import XCTest

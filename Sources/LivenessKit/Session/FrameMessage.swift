@@ -1,5 +1,4 @@
 import FaceTracking
-import LivenessKit
 
 /// The pixel layouts a binary frame message may carry (byte 16 of its header).
 public enum FrameFormat: UInt8, Sendable, CaseIterable, Codable {
@@ -129,4 +128,14 @@ public struct FrameHeader: Sendable, Equatable {
         if bytesPerRow > 0 { return bytesPerRow }
         return width * (format.pixelFormat?.bytesPerPixel ?? 1)
     }
+}
+
+/// Names and versions of the wire protocol.
+public enum StreamProtocol {
+    /// The protocol's version string, sent in `session`.
+    public static let version = "liveness-stream/1"
+    /// The WebSocket subprotocol a camera client offers.
+    public static let subprotocol = "liveness.v1"
+    /// The prefix of the subprotocol entry that carries the session token (`token.<hex>`).
+    public static let tokenPrefix = "token."
 }

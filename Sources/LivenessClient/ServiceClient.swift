@@ -1,5 +1,6 @@
 import CWebSockets
 import Foundation
+import LivenessKit
 
 #if canImport(Glibc)
 import Glibc
@@ -12,13 +13,13 @@ public struct ServiceAddress: Sendable, Equatable {
     public var tls: Bool
 
     /// Parses a base URL (`http://127.0.0.1:8080`, `https://example.org`).
-    public init(url: String) throws(ServiceError) {
+    public init(url: String) throws(ClientError) {
         var rest = Substring(url)
         if rest.hasPrefix("https://") { tls = true; rest = rest.dropFirst(8) }
         else if rest.hasPrefix("http://") { tls = false; rest = rest.dropFirst(7) }
         else if rest.hasPrefix("wss://") { tls = true; rest = rest.dropFirst(6) }
         else if rest.hasPrefix("ws://") { tls = false; rest = rest.dropFirst(5) }
-        else { throw ServiceError("\(url): a service URL starts with http:// or https://") }
+        else { throw ClientError("\(url): a service URL starts with http:// or https://") }
         let authority = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
             host = String(authority[authority.index(after: authority.startIndex)..<close])
@@ -31,7 +32,7 @@ public struct ServiceAddress: Sendable, Equatable {
             host = authority
             port = tls ? 443 : 80
         }
-        guard !host.isEmpty, (1...65535).contains(port) else { throw ServiceError("\(url): no host and port") }
+        guard !host.isEmpty, (1...65535).contains(port) else { throw ClientError("\(url): no host and port") }
     }
 }
 
@@ -61,7 +62,7 @@ public enum ServiceClient {
     /// Sends one request and waits for the whole response (at most `timeout` seconds).
     public static func request(_ method: String, _ path: String, at address: ServiceAddress, tls: ClientTLS = .init(),
                                bearer: String? = nil, body: [UInt8] = [], contentType: String = "application/json",
-                               timeout: Double = 30) throws(ServiceError) -> Response {
+                               timeout: Double = 30) throws(ClientError) -> Response {
         let exchange = ClientHTTPExchange(method: method, path: path, address: address, bearer: bearer, body: body,
                                           contentType: contentType)
         return try exchange.run(tls: tls, timeout: timeout)
@@ -85,8 +86,8 @@ func livenessLWSClientCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_rea
 
 /// Creates a client context whose callbacks go to `target`; the strings it needs are kept in `keep`.
 func makeClientContext(target: AnyObject, protocolName: String, tls: ClientTLS,
-                       keep: inout [UnsafeMutablePointer<CChar>]) throws(ServiceError) -> (OpaquePointer, UnsafeMutablePointer<lws_protocols>) {
-    lws_set_log_level(Int32(lws_shim_log_errors), livenessLWSLog)
+                       keep: inout [UnsafeMutablePointer<CChar>]) throws(ClientError) -> (OpaquePointer, UnsafeMutablePointer<lws_protocols>) {
+    lws_set_log_level(Int32(lws_shim_log_errors), livenessClientLWSLog)
     func hold(_ s: String) -> UnsafeMutablePointer<CChar> {
         let copy = strdup(s)!
         keep.append(copy)
@@ -105,7 +106,7 @@ func makeClientContext(target: AnyObject, protocolName: String, tls: ClientTLS,
     if let ca = tls.caFile { info.client_ssl_ca_filepath = UnsafePointer(hold(ca)) }
     guard let context = lws_create_context(&info) else {
         protocols.deallocate()
-        throw ServiceError("libwebsockets could not create a client context")
+        throw ClientError("libwebsockets could not create a client context")
     }
     return (context, protocols)
 }
@@ -141,7 +142,7 @@ final class ClientHTTPExchange: ClientCallbackTarget {
         self.contentType = contentType
     }
 
-    func run(tls: ClientTLS, timeout: Double) throws(ServiceError) -> ServiceClient.Response {
+    func run(tls: ClientTLS, timeout: Double) throws(ClientError) -> ServiceClient.Response {
         var strings: [UnsafeMutablePointer<CChar>] = []
         defer { for s in strings { free(s) } }
         let (context, protocols) = try makeClientContext(target: self, protocolName: "http", tls: tls, keep: &strings)
@@ -169,14 +170,14 @@ final class ClientHTTPExchange: ClientCallbackTarget {
                 ? Int32(lws_shim_client_allow_selfsigned | lws_shim_client_skip_hostname_check) : 0)
         }
         guard lws_client_connect_via_info(&info) != nil else {
-            throw ServiceError("cannot connect to \(address.host):\(address.port)")
+            throw ClientError("cannot connect to \(address.host):\(address.port)")
         }
         let deadline = Date().addingTimeInterval(timeout)
         while !done && Date() < deadline {
             if lws_service(context, 50) < 0 { break }
         }
-        if let failure { throw ServiceError("\(method) \(path): \(failure)") }
-        guard done else { throw ServiceError("\(method) \(path): no answer within \(Int(timeout)) s") }
+        if let failure { throw ClientError("\(method) \(path): \(failure)") }
+        guard done else { throw ClientError("\(method) \(path): no answer within \(Int(timeout)) s") }
         return ServiceClient.Response(status: status, body: received)
     }
 
@@ -269,7 +270,7 @@ public final class WebSocketConnection: ClientCallbackTarget, @unchecked Sendabl
     /// WebSocket without a subprotocol or an Origin header (another service's socket, such as a
     /// browser's DevTools endpoint).
     public init(address: ServiceAddress, path: String, token: String?, tls: ClientTLS = .init(), tokenInHeader: Bool = false,
-                protocolHeader: String? = nil, plain: Bool = false, timeout: Double = 10) throws(ServiceError) {
+                protocolHeader: String? = nil, plain: Bool = false, timeout: Double = 10) throws(ClientError) {
         self.protocolHeader = protocolHeader ?? (tokenInHeader || token == nil ? StreamProtocol.subprotocol
             : "\(StreamProtocol.subprotocol), \(StreamProtocol.tokenPrefix)\(token!)")
         bearer = tokenInHeader ? token : nil
@@ -298,7 +299,7 @@ public final class WebSocketConnection: ClientCallbackTarget, @unchecked Sendabl
         }
         guard let wsi = lws_client_connect_via_info(&info) else {
             close()
-            throw ServiceError("cannot connect to \(address.host):\(address.port)")
+            throw ClientError("cannot connect to \(address.host):\(address.port)")
         }
         self.wsi = wsi
         let loop = Thread { [self] in serviceLoop() }
@@ -312,7 +313,7 @@ public final class WebSocketConnection: ClientCallbackTarget, @unchecked Sendabl
         condition.unlock()
         if !ok {
             close()
-            throw ServiceError("the stream could not be opened: \(reason ?? "refused or timed out")")
+            throw ClientError("the stream could not be opened: \(reason ?? "refused or timed out")")
         }
     }
 
@@ -459,4 +460,11 @@ public final class WebSocketConnection: ClientCallbackTarget, @unchecked Sendabl
         if more { lws_callback_on_writable(wsi) }
         return 0
     }
+}
+
+/// libwebsockets' error lines on the client side, to standard error.
+func livenessClientLWSLog(_ level: Int32, _ line: UnsafePointer<CChar>?) {
+    guard let line else { return }
+    let text = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)
+    FileHandle.standardError.write(Data("liveness client: libwebsockets: \(text)\n".utf8))
 }

@@ -54,7 +54,7 @@ public struct RecordingStreamer {
         let body = challengeMode.map { Array(#"{"policy":{"challengeMode":"\#($0.rawValue)"}}"#.utf8) } ?? []
         let created = try ServiceClient.request("POST", "/v1/sessions", at: address, tls: tls, bearer: bearer, body: body)
         guard created.status == 201, let object = created.json, let id = object["id"] as? String, let token = object["token"] as? String else {
-            throw ServiceError("POST /v1/sessions answered \(created.status): \(String(decoding: created.body, as: UTF8.self))")
+            throw ClientError("POST /v1/sessions answered \(created.status): \(String(decoding: created.body, as: UTF8.self))")
         }
         return try stream(source, id: id, token: token, onMessage: onMessage)
     }
@@ -120,7 +120,7 @@ public struct RecordingStreamer {
             lastSent = t
             if lockStep {
                 while outcome.verdict == nil && !closed {
-                    guard let message = connection.next(timeout: 60) else { throw ServiceError("no answer for frame \(sequence) within 60 s") }
+                    guard let message = connection.next(timeout: 60) else { throw ClientError("no answer for frame \(sequence) within 60 s") }
                     guard let object = take(message) else { continue }
                     if object["type"] as? String == "ack", (object["seq"] as? NSNumber)?.int64Value ?? -1 >= Int64(sequence) { break }
                     // A refused frame (too large, not an image) is answered with an error and no
