@@ -1,6 +1,7 @@
-import LivenessKit
 import FaceTracking
 import LivenessCore
+import LivenessEvidence
+import LivenessKit
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,5 @@
+import LivenessEvidence
+
 #if canImport(Glibc)
 import Glibc
 #endif

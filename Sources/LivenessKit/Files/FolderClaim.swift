@@ -1,4 +1,5 @@
 import Foundation
+import LivenessEvidence
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LivenessEvidence
 
 #if canImport(Glibc)
 import Glibc
