@@ -51,7 +51,7 @@ let package = Package(
             ]
         ),
         // Swift overlay: the only module that imports CFaceTracking.
-        .target(name: "FaceTracking", dependencies: ["CFaceTracking"]),
+        .target(name: "FaceTracking", dependencies: ["CFaceTracking", "LivenessCore"]),
         // Pure Swift: observations, policy, the state machine, events, verdict. No C, no I/O.
         // Foundation-free rounding (`rounded()`, `round`, `ceil`) lives in libm, which a package
         // using LivenessCore alone must be told to link (the shim's link line hid it here).

@@ -1,3 +1,5 @@
+import LivenessCore
+
 /// A point in pixels, origin at the top left of the upright frame.
 public struct Point: Sendable, Equatable, Hashable {
     public var x: Double
@@ -8,19 +10,11 @@ public struct Point: Sendable, Equatable, Hashable {
     }
 }
 
-/// A rectangle in pixels, origin at the top left of the upright frame.
-public struct Rect: Sendable, Equatable, Hashable {
-    public var x: Double
-    public var y: Double
-    public var width: Double
-    public var height: Double
-    public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
+/// A rectangle in pixels, origin at the top left of the upright frame: the core's `FaceBox`, one
+/// type for a face's box in an observation and any region the tracker or a check measures.
+public typealias Rect = FaceBox
 
+extension FaceBox {
     /// The centre point.
     public var center: Point { Point(x: x + width / 2, y: y + height / 2) }
 }

@@ -38,8 +38,9 @@ public enum EyeSignal: Sendable, Equatable {
     case closure(left: Double, right: Double)
 }
 
-/// A face bounding box in pixels, origin top-left of the frame.
-public struct FaceBox: Sendable, Equatable, Codable {
+/// A rectangle in pixels, origin top-left of the frame: a face's bounding box here, and any region
+/// in the FaceTracking overlay, where it is called `Rect`.
+public struct FaceBox: Sendable, Equatable, Hashable, Codable {
     /// Left edge in pixels.
     public var x: Double
     /// Top edge in pixels.
