@@ -41,31 +41,32 @@ public enum ClientMessage: Sendable, Equatable {
     /// Most motion samples in one message.
     public static let maxSamples = 1000
 
-    /// True for a JSON `true`/`false` (Foundation hands both booleans and numbers over as NSNumber).
-    static func isBoolean(_ n: NSNumber) -> Bool { String(cString: n.objCType) == "c" }
-
     /// Parses a text message.
     /// - Throws: `StreamError.invalidMessage` naming the field.
     public static func parse(_ bytes: [UInt8]) throws(StreamError) -> ClientMessage {
         guard bytes.count <= maxBytes else {
             throw StreamError(.invalidMessage, "a text message of \(bytes.count) bytes is larger than \(maxBytes)")
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) as? [String: Any] else {
-            throw StreamError(.invalidMessage, "a text message must be one JSON object")
+        // The package's strict reader: a duplicate key is refused, not resolved one way here and
+        // another in the client's tools.
+        let parsed: JSONValue
+        do { parsed = try JSONValue.parse(bytes) } catch {
+            throw StreamError(.invalidMessage, "a text message must be one JSON object: \(error.message)")
         }
-        guard let type = object["type"] as? String else { throw StreamError(.invalidMessage, "the message has no \"type\"") }
-        func number(_ key: String, in o: [String: Any]) throws(StreamError) -> Double? {
-            guard let value = o[key], !(value is NSNull) else { return nil }
-            guard let n = value as? NSNumber, !isBoolean(n), n.doubleValue.isFinite else {
+        guard case .object(let object) = parsed else { throw StreamError(.invalidMessage, "a text message must be one JSON object") }
+        guard case .string(let type)? = object["type"] else { throw StreamError(.invalidMessage, "the message has no \"type\"") }
+        func number(_ key: String, in o: [String: JSONValue]) throws(StreamError) -> Double? {
+            guard let value = o[key], value != .null else { return nil }
+            guard case .number(let n) = value, n.isFinite else {
                 throw StreamError(.invalidMessage, "\"\(key)\" must be a finite number")
             }
-            return n.doubleValue
+            return n
         }
         switch type {
         case "start":
             var start = Start()
-            if let policy = object["policy"], !(policy is NSNull) {
-                guard let keys = policy as? [String: Any] else { throw StreamError(.invalidMessage, "\"policy\" must be an object") }
+            if let policy = object["policy"], policy != .null {
+                guard case .object(let keys) = policy else { throw StreamError(.invalidMessage, "\"policy\" must be an object") }
                 // Numbers, and the names of a choice key's values ("challengeMode": "prompted").
                 start.policy = try ServicePolicy.overrides(keys)
             }
@@ -82,15 +83,15 @@ public enum ClientMessage: Sendable, Equatable {
                 guard fps >= 0, fps <= 1000 else { throw StreamError(.invalidMessage, "\"fps\" must be in 0…1000") }
                 start.framesPerSecond = fps
             }
-            if let ack = object["ack"], !(ack is NSNull) {
-                guard let flag = ack as? NSNumber, isBoolean(flag) else {
+            if let ack = object["ack"], ack != .null {
+                guard case .bool(let flag) = ack else {
                     throw StreamError(.invalidMessage, "\"ack\" must be true or false")
                 }
-                start.acknowledge = flag.boolValue
+                start.acknowledge = flag
             }
             return .start(start)
         case "motion":
-            guard let list = object["samples"] as? [Any] else {
+            guard case .array(let list)? = object["samples"] else {
                 throw StreamError(.invalidMessage, "a motion message needs \"samples\": [{\"t\": µs, \"x\": rad/s, \"y\": …, \"z\": …}]")
             }
             guard list.count <= maxSamples else {
@@ -98,7 +99,7 @@ public enum ClientMessage: Sendable, Equatable {
             }
             var samples: [MotionSample] = []
             for (i, item) in list.enumerated() {
-                guard let s = item as? [String: Any], let t = try number("t", in: s), let x = try number("x", in: s),
+                guard case .object(let s) = item, let t = try number("t", in: s), let x = try number("x", in: s),
                       let y = try number("y", in: s), let z = try number("z", in: s)
                 else { throw StreamError(.invalidMessage, "motion sample \(i) needs numbers t, x, y, z") }
                 guard abs(t) < 9e18, abs(x) < 1e4, abs(y) < 1e4, abs(z) < 1e4 else {

@@ -256,9 +256,9 @@ final class HTTPRoutes: @unchecked Sendable {
 
     /// The callback URL of a new session: the body's `callbackUrl`, else `--webhook-url`, else
     /// none; validated (`WebhookURL`). A refusal is the 400 to answer.
-    private func callbackURL(_ value: Any?) -> (url: String?, refusal: HTTPResponse?) {
+    private func callbackURL(_ value: JSONValue?) -> (url: String?, refusal: HTTPResponse?) {
         guard let value else { return (configuration.webhookURL, nil) }
-        guard let text = value as? String else {
+        guard case .string(let text) = value else {
             return (nil, .error(400, "invalidCallbackUrl", "\"callbackUrl\" must be a string (an https URL)"))
         }
         guard configuration.webhookSecret != nil, host.store != nil else {
@@ -314,8 +314,10 @@ final class HTTPRoutes: @unchecked Sendable {
         var seed: UInt64?
         var callback = configuration.webhookURL
         if !body.isEmpty {
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
-                return .error(400, "invalidRequest", "the body must be a JSON object ({\"policy\": {...}, \"seed\": n, \"callbackUrl\": \"https://…\"}) or empty")
+            // The package's strict reader: a duplicate key (two "policy" objects, a policy key
+            // twice) is refused rather than resolved one way here and another in the caller's tools.
+            guard case .object(let object)? = try? JSONValue.parse(body) else {
+                return .error(400, "invalidRequest", "the body must be a JSON object ({\"policy\": {...}, \"seed\": n, \"callbackUrl\": \"https://…\"}) with each key once, or empty")
             }
             for key in object.keys where key != "policy" && key != "seed" && key != "callbackUrl" {
                 return .error(400, "invalidRequest", "unknown field \"\(key)\" (policy, seed, callbackUrl)")
@@ -324,7 +326,7 @@ final class HTTPRoutes: @unchecked Sendable {
             if let refusal = chosen.refusal { return refusal }
             callback = chosen.url
             if let overrides = object["policy"] {
-                guard let keys = overrides as? [String: Any] else { return .error(400, "invalidRequest", "\"policy\" must be an object") }
+                guard case .object(let keys) = overrides else { return .error(400, "invalidRequest", "\"policy\" must be an object") }
                 // Numbers, or a choice's name ("challengeMode": "passive"); never weaker than the
                 // service's policy, except that the relying party chooses the challenge mode.
                 do throws(StreamError) {
@@ -334,11 +336,10 @@ final class HTTPRoutes: @unchecked Sendable {
                 }
             }
             if let value = object["seed"] {
-                guard let n = value as? NSNumber, !ClientMessage.isBoolean(n), n.doubleValue >= 0, n.doubleValue < 9e15,
-                      n.doubleValue == n.doubleValue.rounded() else {
+                guard case .number(let n) = value, n >= 0, n < 9e15, n == n.rounded() else {
                     return .error(400, "invalidRequest", "\"seed\" must be a whole number in 0…9e15")
                 }
-                seed = UInt64(n.doubleValue)
+                seed = UInt64(n)
             }
         }
         let created: SessionHost.Created

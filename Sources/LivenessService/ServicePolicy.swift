@@ -43,11 +43,11 @@ enum ServicePolicy {
     /// (`challengeMode`) the name (`"passive"`, `"prompted"`) as its index. `null` leaves the
     /// key out. Bounds and weakness are checked by `applying`.
     /// - Throws: `StreamError.invalidMessage` for a value that is neither, naming the key.
-    static func overrides(_ object: [String: Any]) throws(StreamError) -> [String: Double] {
+    static func overrides(_ object: [String: JSONValue]) throws(StreamError) -> [String: Double] {
         var out: [String: Double] = [:]
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {
-            if value is NSNull { continue }
-            if let name = value as? String {
+            if value == .null { continue }
+            if case .string(let name) = value {
                 guard let row = LivenessPolicy.bound(forKey: key) else {
                     throw StreamError(.invalidMessage, "unknown policy key \"\(key)\"")
                 }
@@ -61,11 +61,11 @@ enum ServicePolicy {
                 out[key] = index
                 continue
             }
-            guard let n = value as? NSNumber, !ClientMessage.isBoolean(n), n.doubleValue.isFinite else {
+            guard case .number(let n) = value, n.isFinite else {
                 let names = LivenessPolicy.bound(forKey: key)?.choices.map { " or one of " + $0.map { "\"\($0)\"" }.joined(separator: ", ") } ?? ""
                 throw StreamError(.invalidMessage, "policy \"\(key)\" must be a finite number\(names)")
             }
-            out[key] = n.doubleValue
+            out[key] = n
         }
         return out
     }

@@ -89,6 +89,14 @@ final class PromptedServiceTests: XCTestCase {
             XCTAssertEqual(refused.status, 400, body)
             XCTAssertEqual((refused.json?["error"] as? [String: Any])?["code"] as? String, "invalidPolicy", body)
         }
+        // A key given twice is refused, not resolved one way here and another in the caller's tools
+        // (Python and jq take the last, Foundation took the first).
+        for body in [#"{"policy": {"challengeMode": "prompted", "challengeMode": "passive"}}"#,
+                     #"{"policy": {"challengeMode": "prompted"}, "policy": {"challengeMode": "passive"}}"#, #"{"seed": 1, "seed": 2}"#] {
+            let refused = try ServiceClient.request("POST", "/v1/sessions", at: try address(server), body: Array(body.utf8))
+            XCTAssertEqual(refused.status, 400, body)
+            XCTAssertEqual((refused.json?["error"] as? [String: Any])?["code"] as? String, "invalidRequest", body)
+        }
         // The service says what its sessions default to.
         let capabilities = try XCTUnwrap(try ServiceClient.request("GET", "/v1/capabilities", at: try address(server)).json)
         XCTAssertEqual((capabilities["challenge"] as? [String: Any])?["defaultMode"] as? String, "prompted")

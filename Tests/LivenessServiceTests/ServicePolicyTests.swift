@@ -50,8 +50,8 @@ final class ServicePolicyChoiceTests: XCTestCase {
     func testAChoiceKeyIsReadByNameOrIndex() throws {
         XCTAssertEqual(try ServicePolicy.overrides(["challengeMode": "passive"]), ["challengeMode": 0])
         XCTAssertEqual(try ServicePolicy.overrides(["challengeMode": "prompted", "turnYawDegrees": 9]), ["challengeMode": 1, "turnYawDegrees": 9])
-        XCTAssertEqual(try ServicePolicy.overrides(["challengeMode": 1, "scanCapSeconds": NSNull()]), ["challengeMode": 1])
-        for bad: [String: Any] in [["challengeMode": "off"], ["turnYawDegrees": "9"], ["noSuchKey": "x"], ["challengeMode": true]] {
+        XCTAssertEqual(try ServicePolicy.overrides(["challengeMode": 1, "scanCapSeconds": .null]), ["challengeMode": 1])
+        for bad: [String: JSONValue] in [["challengeMode": "off"], ["turnYawDegrees": "9"], ["noSuchKey": "x"], ["challengeMode": true]] {
             XCTAssertThrowsError(try ServicePolicy.overrides(bad), "\(bad)") {
                 XCTAssertEqual(($0 as? StreamError)?.code, .invalidMessage, "\(bad)")
             }
@@ -61,6 +61,23 @@ final class ServicePolicyChoiceTests: XCTestCase {
             return XCTFail("not a start")
         }
         XCTAssertEqual(start.policy, ["challengeMode": 1])
+    }
+
+    /// A stream message with a key twice is refused (the package's strict JSON reader), at any
+    /// depth: the first value must not win silently where the client's tools read the last.
+    func testAMessageWithAKeyTwiceIsRefused() {
+        for text in [#"{"type":"start","policy":{"turnYawDegrees":9,"turnYawDegrees":2}}"#,
+                     #"{"type":"start","type":"cancel"}"#,
+                     #"{"type":"motion","samples":[{"t":1,"x":0,"y":0,"z":0,"x":1}]}"#] {
+            XCTAssertThrowsError(try ClientMessage.parse(Array(text.utf8)), text) {
+                XCTAssertEqual(($0 as? StreamError)?.code, .invalidMessage, text)
+                XCTAssertTrue(($0 as? StreamError)?.message.contains("duplicate key") == true, "\($0)")
+            }
+        }
+        // Booleans and numbers stay apart: `true` is no number, 1 is no boolean.
+        for text in [#"{"type":"start","width":true}"#, #"{"type":"start","ack":1}"#] {
+            XCTAssertThrowsError(try ClientMessage.parse(Array(text.utf8)), text)
+        }
     }
 
     func testPassiveIsWeakerThanPromptedExceptForTheRelyingParty() throws {

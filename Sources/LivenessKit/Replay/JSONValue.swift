@@ -1,10 +1,12 @@
 import Foundation
 import LivenessEvidence
 
-/// A parsed JSON value, decoded with Foundation's `JSONDecoder` (which parses numbers to the
-/// nearest double, so a 6-decimal trace value reads back as exactly the double that was written).
-/// Booleans and numbers stay distinct: `true` is never a number and `1` is never a boolean.
-enum JSONValue: Decodable, Equatable, Sendable {
+/// A parsed JSON value: the one view of outside JSON in the package (traces, policies, motion
+/// sidecars, prompt logs, the stream protocol's messages and the HTTP API's bodies), read by the
+/// strict RFC 8259 reader of LivenessEvidence (`CanonicalJSON`). Numbers are the nearest double,
+/// so a 6-decimal trace value reads back as exactly the double that was written. Booleans and
+/// numbers stay distinct: `true` is never a number and `1` is never a boolean.
+package enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -12,27 +14,8 @@ enum JSONValue: Decodable, Equatable, Sendable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() {
-            self = .null
-        } else if let b = try? c.decode(Bool.self) {
-            self = .bool(b)
-        } else if let d = try? c.decode(Double.self) {
-            self = .number(d)
-        } else if let s = try? c.decode(String.self) {
-            self = .string(s)
-        } else if let a = try? c.decode([JSONValue].self) {
-            self = .array(a)
-        } else if let o = try? c.decode([String: JSONValue].self) {
-            self = .object(o)
-        } else {
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "unsupported JSON value (a number out of range?)")
-        }
-    }
-
     /// Parses one line of text as a JSON value; the error message is one short sentence.
-    static func parse(_ text: Substring) throws(JSONLineError) -> JSONValue {
+    package static func parse(_ text: Substring) throws(JSONLineError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 
@@ -41,7 +24,7 @@ enum JSONValue: Decodable, Equatable, Sendable {
     /// and jq the last, so a reviewer would read another value than the one applied), and nesting
     /// deeper than 64 levels, which gets its own message. Numbers become the nearest double, as
     /// Foundation's reader gives them.
-    static func parse(_ bytes: [UInt8]) throws(JSONLineError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(JSONLineError) -> JSONValue {
         let value: CanonicalJSON.Value
         do {
             value = try CanonicalJSON.parse(bytes)
@@ -86,7 +69,7 @@ enum JSONValue: Decodable, Equatable, Sendable {
     }
 
     /// The JSON type's name, for messages ("a string", "an array", ...).
-    var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
@@ -99,6 +82,15 @@ enum JSONValue: Decodable, Equatable, Sendable {
 }
 
 /// Why a line is not valid JSON.
-struct JSONLineError: Error {
-    var message: String
+package struct JSONLineError: Error {
+    package var message: String
+}
+
+/// Literals, for the package's tests and defaults: `["challengeMode": "passive", "turnYawDegrees": 9]`.
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral {
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(integerLiteral value: Int) { self = .number(Double(value)) }
+    package init(floatLiteral value: Double) { self = .number(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
 }
