@@ -7,13 +7,13 @@ public struct PromptsReport: Sendable, Equatable, Codable {
     /// `passive` or `prompted`.
     public var mode: ChallengeMode
     /// Prompted: where the plan came from (`seed`, `random`, `log`); `nil` when passive.
-    public var source: String?
+    @NullWhenAbsent public var source: String?
     /// Prompted: the planned steps (`turnLeft`, `turnRight`, `blink`); empty when passive.
     public var steps: [PromptStep]
     /// Every prompt shown, in order.
     public var shown: [Shown]
     /// A turn credited while no prompt was open (it fails the session); `nil` when none was.
-    public var unpromptedTurn: UnpromptedTurn?
+    @NullWhenAbsent public var unpromptedTurn: UnpromptedTurn?
 
     /// A turn made while no prompt was open.
     public struct UnpromptedTurn: Sendable, Equatable, Codable {
@@ -36,11 +36,11 @@ public struct PromptsReport: Sendable, Equatable, Codable {
         /// The frame it was shown on.
         public var frame: Int
         /// When the answer began, s; `nil` without one.
-        public var responseSeconds: Double?
+        @NullWhenAbsent public var responseSeconds: Double?
         /// The frame that credited the answer (or the wrong action); `nil` without one.
-        public var responseFrame: Int?
+        @NullWhenAbsent public var responseFrame: Int?
         /// `responseSeconds − seconds`; `nil` without an answer.
-        public var reactionSeconds: Double?
+        @NullWhenAbsent public var reactionSeconds: Double?
         /// `pending`, `followed`, `wrongDirection`, `wrongAction`, `anticipated` or `missed`.
         public var outcome: PromptOutcome
 
@@ -48,31 +48,9 @@ public struct PromptsReport: Sendable, Equatable, Codable {
             case index, step, seconds, frame, responseSeconds, responseFrame, reactionSeconds, outcome
         }
 
-        /// Encodes every key, absent values as `null`.
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(index, forKey: .index)
-            try c.encode(step, forKey: .step)
-            try c.encode(seconds, forKey: .seconds)
-            try c.encode(frame, forKey: .frame)
-            try c.encodeOrNull(responseSeconds, forKey: .responseSeconds)
-            try c.encodeOrNull(responseFrame, forKey: .responseFrame)
-            try c.encodeOrNull(reactionSeconds, forKey: .reactionSeconds)
-            try c.encode(outcome, forKey: .outcome)
-        }
     }
 
     private enum CodingKeys: String, CodingKey { case mode, source, steps, shown, unpromptedTurn }
-
-    /// Encodes every key, a passive report's `source` as `null`.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(mode, forKey: .mode)
-        try c.encodeOrNull(source, forKey: .source)
-        try c.encode(steps, forKey: .steps)
-        try c.encode(shown, forKey: .shown)
-        try c.encodeOrNull(unpromptedTurn, forKey: .unpromptedTurn)
-    }
 
     /// The report of `evidence`, times rounded as the report rounds them.
     public init(_ evidence: ChallengeEvidence) {

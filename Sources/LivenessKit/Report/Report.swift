@@ -66,20 +66,12 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         /// `passed` or `failed`.
         public var status: VerdictStatus
         /// The failure reason; `nil` (JSON `null`) when passed.
-        public var reason: FailureReason?
+        @NullWhenAbsent public var reason: FailureReason?
         /// Seconds from the first frame to the frame that decided it (or to the last frame seen,
         /// when the input ended before a verdict).
         public var seconds: Double
 
         private enum CodingKeys: String, CodingKey { case status, reason, seconds }
-
-        /// Encodes every key, `reason` as `null` when passed.
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(status, forKey: .status)
-            try c.encodeOrNull(reason, forKey: .reason)
-            try c.encode(seconds, forKey: .seconds)
-        }
     }
 
     /// The two actions' evidence.
@@ -95,22 +87,13 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         /// Whether the blink was credited.
         public var credited: Bool
         /// Index of the crediting frame.
-        public var frame: Int?
+        @NullWhenAbsent public var frame: Int?
         /// Seconds from the first frame to the crediting frame.
-        public var seconds: Double?
+        @NullWhenAbsent public var seconds: Double?
         /// Mean eye closure of the two eyes on that frame, 0…1.
-        public var value: Double?
+        @NullWhenAbsent public var value: Double?
 
         private enum CodingKeys: String, CodingKey { case credited, frame, seconds, value }
-
-        /// Encodes every key; absent values as `null`.
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(credited, forKey: .credited)
-            try c.encodeOrNull(frame, forKey: .frame)
-            try c.encodeOrNull(seconds, forKey: .seconds)
-            try c.encodeOrNull(value, forKey: .value)
-        }
     }
 
     /// Whether a head turn was credited, where and which way. The optional fields are `nil`
@@ -119,25 +102,15 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         /// Whether the turn was credited.
         public var credited: Bool
         /// Index of the crediting frame (the last of the held run).
-        public var frame: Int?
+        @NullWhenAbsent public var frame: Int?
         /// Seconds from the first frame to the crediting frame.
-        public var seconds: Double?
+        @NullWhenAbsent public var seconds: Double?
         /// Relative yaw on that frame in degrees, signed (positive: the subject's own left).
-        public var value: Double?
+        @NullWhenAbsent public var value: Double?
         /// `left` or `right`, the subject's own.
-        public var direction: TurnDirection?
+        @NullWhenAbsent public var direction: TurnDirection?
 
         private enum CodingKeys: String, CodingKey { case credited, frame, seconds, value, direction }
-
-        /// Encodes every key; absent values as `null`.
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(credited, forKey: .credited)
-            try c.encodeOrNull(frame, forKey: .frame)
-            try c.encodeOrNull(seconds, forKey: .seconds)
-            try c.encodeOrNull(value, forKey: .value)
-            try c.encodeOrNull(direction, forKey: .direction)
-        }
     }
 
     /// A still (autoshot or snapshot).
@@ -148,24 +121,14 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         public var seconds: Double
         /// Where the JPEG was written, or `nil` (JSON `null`) when no still was written (traces,
         /// failed sessions, or the caller did not ask for stills).
-        public var path: String?
+        @NullWhenAbsent public var path: String?
         /// The face box in pixels on that frame, or `nil` when no face (or no box) was tracked.
-        public var box: FaceBox?
+        @NullWhenAbsent public var box: FaceBox?
         /// Autoshot only: `true` when framed (face in the guide), `false` for the framing-timeout
         /// fallback. `nil` for the snapshot, whose object has no `framed` key.
         public var framed: Bool?
 
         private enum CodingKeys: String, CodingKey { case frame, seconds, path, box, framed }
-
-        /// Encodes every key, absent values as `null`; `framed` only when set (the autoshot).
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(frame, forKey: .frame)
-            try c.encode(seconds, forKey: .seconds)
-            try c.encodeOrNull(path, forKey: .path)
-            try c.encodeOrNull(box, forKey: .box)
-            try c.encodeIfPresent(framed, forKey: .framed)
-        }
     }
 
     /// What the presentation-attack checks found.
@@ -210,16 +173,9 @@ public struct LivenessReport: Sendable, Equatable, Codable {
         public var wallSeconds: Double
         /// Processing speed: `frames.read / wallSeconds`, frames per wall-clock second; `nil` when
         /// `wallSeconds` is 0.
-        public var framesPerSecond: Double?
+        @NullWhenAbsent public var framesPerSecond: Double?
 
         private enum CodingKeys: String, CodingKey { case wallSeconds, framesPerSecond }
-
-        /// Encodes every key; an unknown speed as `null`.
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(wallSeconds, forKey: .wallSeconds)
-            try c.encodeOrNull(framesPerSecond, forKey: .framesPerSecond)
-        }
     }
 
     private enum CodingKeys: String, CodingKey {

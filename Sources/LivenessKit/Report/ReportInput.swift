@@ -1,4 +1,5 @@
 import FaceTracking
+import LivenessCore
 
 /// What a report says about its input: the `input` object of `liveness-report/1`.
 ///
@@ -22,28 +23,28 @@ public struct ReportInput: Sendable, Equatable, Codable {
     /// What kind of input it is.
     public var kind: Kind
     /// Upright frame width in pixels, if known.
-    public var width: Int?
+    @NullWhenAbsent public var width: Int?
     /// Upright frame height in pixels, if known.
-    public var height: Int?
+    @NullWhenAbsent public var height: Int?
     /// Frames per second: the container's nominal rate for a video; for a trace the mean rate of
     /// its timestamps, `(frames − 1) / durationSeconds`; `nil` when unknown or for an image.
-    public var fps: Double?
+    @NullWhenAbsent public var fps: Double?
     /// Frames in the input: decoded (video, image) or records (trace), after-verdict frames
     /// included when they were read; `nil` when unknown.
-    public var frames: Int?
+    @NullWhenAbsent public var frames: Int?
     /// Duration in seconds: the container's for a video; for a trace the last frame's timestamp
     /// minus the first's; `nil` when unknown.
-    public var durationSeconds: Double?
+    @NullWhenAbsent public var durationSeconds: Double?
     /// Clockwise rotation applied to make a video's frames upright, from the stream's display
     /// matrix as FFmpeg's player applies it (0, 90, 180 or 270 degrees; any angle in 0…359 for an
     /// unusual matrix); `nil` for images and traces.
-    public var rotationDegrees: Int?
+    @NullWhenAbsent public var rotationDegrees: Int?
     /// True when the video's display matrix also mirrors the picture (undone before analysis);
     /// `nil` for images and traces.
-    public var mirrored: Bool?
+    @NullWhenAbsent public var mirrored: Bool?
     /// Width:height of one stored pixel of a video (1 for square pixels; an anamorphic video is
     /// stretched to square pixels before analysis, as a player shows it); `nil` for images and traces.
-    public var sampleAspectRatio: Double?
+    @NullWhenAbsent public var sampleAspectRatio: Double?
 
     /// Creates an input description; every measured field defaults to unknown.
     public init(path: String, kind: Kind, width: Int? = nil, height: Int? = nil, fps: Double? = nil,
@@ -85,21 +86,6 @@ public struct ReportInput: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case path, kind, width, height, fps, frames, durationSeconds, rotationDegrees, mirrored, sampleAspectRatio
-    }
-
-    /// Encodes every key; unknown values are written as `null`, never left out.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(path, forKey: .path)
-        try c.encode(kind, forKey: .kind)
-        try c.encodeOrNull(width, forKey: .width)
-        try c.encodeOrNull(height, forKey: .height)
-        try c.encodeOrNull(fps, forKey: .fps)
-        try c.encodeOrNull(frames, forKey: .frames)
-        try c.encodeOrNull(durationSeconds, forKey: .durationSeconds)
-        try c.encodeOrNull(rotationDegrees, forKey: .rotationDegrees)
-        try c.encodeOrNull(mirrored, forKey: .mirrored)
-        try c.encodeOrNull(sampleAspectRatio, forKey: .sampleAspectRatio)
     }
 }
 

@@ -27,7 +27,7 @@ public struct ContinuityEvidence: Sendable, Equatable, Codable {
     public var framesJudged: Int
     /// The frame that jumped, when `cut` (the verdict comes two frames later, when its
     /// neighbours after it are known); nil otherwise.
-    public var frameIndex: Int?
+    @NullWhenAbsent public var frameIndex: Int?
 
     /// Creates continuity evidence.
     public init(status: Status, largestJumpRatio: Double, threshold: Double, framesJudged: Int, frameIndex: Int?) {
@@ -39,16 +39,6 @@ public struct ContinuityEvidence: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey { case status, largestJumpRatio, threshold, framesJudged, frameIndex }
-
-    /// Encodes every key, `frameIndex` as null when there is none.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(status, forKey: .status)
-        try c.encode(largestJumpRatio, forKey: .largestJumpRatio)
-        try c.encode(threshold, forKey: .threshold)
-        try c.encode(framesJudged, forKey: .framesJudged)
-        try c.encodeOrNull(frameIndex, forKey: .frameIndex)
-    }
 }
 
 /// Fixed rules of the continuity check.

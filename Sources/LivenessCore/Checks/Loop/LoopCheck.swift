@@ -19,7 +19,7 @@ public struct LoopEvidence: Sendable, Equatable, Codable {
     /// The longest repeated stretch that moved (see `LoopCheck`), seconds.
     public var longestRepeatSeconds: Double
     /// How far back the stretch it repeats lies, seconds (nil when there is none).
-    public var lagSeconds: Double?
+    @NullWhenAbsent public var lagSeconds: Double?
     /// Frames that carried a repetition measurement.
     public var framesMeasured: Int
 
@@ -32,15 +32,6 @@ public struct LoopEvidence: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey { case status, longestRepeatSeconds, lagSeconds, framesMeasured }
-
-    /// Encodes every key, `lagSeconds` as null when there is none.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(status, forKey: .status)
-        try c.encode(longestRepeatSeconds, forKey: .longestRepeatSeconds)
-        try c.encodeOrNull(lagSeconds, forKey: .lagSeconds)
-        try c.encode(framesMeasured, forKey: .framesMeasured)
-    }
 }
 
 /// The looped-input check (docs/presentation-attacks.md): a recording played in a loop repeats

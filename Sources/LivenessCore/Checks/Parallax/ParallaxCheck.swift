@@ -18,7 +18,7 @@ public struct ParallaxEvidence: Sendable, Equatable, Codable {
     public var status: Status
     /// The largest parallax residual over the judged turn's frames with reliable landmarks
     /// (fraction of the eye-centre distance); `nil` when not evaluated.
-    public var residual: Double?
+    @NullWhenAbsent public var residual: Double?
     /// The threshold it was compared with (`LivenessPolicy.parallaxMinResidual`).
     public var threshold: Double
     /// Frames of the judged turn whose residual decided.
@@ -27,7 +27,7 @@ public struct ParallaxEvidence: Sendable, Equatable, Codable {
     /// below `LivenessPolicy.parallaxMinEyeDistancePixels`): they did not decide.
     public var framesUnreliable: Int
     /// The index of the frame that completed the judged turn, once one was judged.
-    public var frameIndex: Int?
+    @NullWhenAbsent public var frameIndex: Int?
 
     /// Creates parallax evidence.
     public init(status: Status, residual: Double?, threshold: Double, framesUsed: Int, framesUnreliable: Int, frameIndex: Int?) {
@@ -40,17 +40,6 @@ public struct ParallaxEvidence: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey { case status, residual, threshold, framesUsed, framesUnreliable, frameIndex }
-
-    /// Encodes every key, an absent residual or frame as `null`.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(status, forKey: .status)
-        try c.encodeOrNull(residual, forKey: .residual)
-        try c.encode(threshold, forKey: .threshold)
-        try c.encode(framesUsed, forKey: .framesUsed)
-        try c.encode(framesUnreliable, forKey: .framesUnreliable)
-        try c.encodeOrNull(frameIndex, forKey: .frameIndex)
-    }
 }
 
 /// The parallax check of a turn (docs/presentation-attacks.md).

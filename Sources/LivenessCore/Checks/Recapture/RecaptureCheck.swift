@@ -25,7 +25,7 @@ public struct RecaptureEvidence: Sendable, Equatable, Codable {
     /// Frames that carried an enclosure measurement.
     public var framesMeasured: Int
     /// The frame that decided `recaptured` (nil otherwise).
-    public var frameIndex: Int?
+    @NullWhenAbsent public var frameIndex: Int?
 
     /// Creates recapture evidence.
     public init(status: Status, windowEnclosure: Double, threshold: Double, framesMeasured: Int, frameIndex: Int?) {
@@ -37,16 +37,6 @@ public struct RecaptureEvidence: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey { case status, windowEnclosure, threshold, framesMeasured, frameIndex }
-
-    /// Encodes every key, `frameIndex` as null when there is none.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(status, forKey: .status)
-        try c.encode(windowEnclosure, forKey: .windowEnclosure)
-        try c.encode(threshold, forKey: .threshold)
-        try c.encode(framesMeasured, forKey: .framesMeasured)
-        try c.encodeOrNull(frameIndex, forKey: .frameIndex)
-    }
 }
 
 /// The recapture check (docs/presentation-attacks.md): a face shown to the camera on a screen or
