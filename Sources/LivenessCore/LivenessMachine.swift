@@ -150,87 +150,20 @@ public struct LivenessMachine: Sendable {
 
         // Signals run on every tracked frame, whatever the phase (the eye baseline warms up early).
         var frame = assessment(o, phase: phase, notCredited: nil)
-        var rawYaw: Double?
-        var rawSight: Double?
-        var filteredSight: Double?
-        if let face = o.face {
-            switch face.eyes {
-            case let .closure(l, r):
-                frame.eyeClosureLeft = l
-                frame.eyeClosureRight = r
-            case let .aspectRatio(l, r):
-                let c = eyes.update(leftEAR: l, rightEAR: r, pitchDegrees: face.pitchDegrees,
-                                    eyeDistancePixels: face.eyeDistancePixels, timestampMicroseconds: t)
-                frame.eyeClosureLeft = c?.left
-                frame.eyeClosureRight = c?.right
-            }
-            if face.eyeEdgeLeft != nil || face.eyeEdgeRight != nil {
-                frame.eyeEdgeRelative = eyeEdges.update(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
-                                                        timestampMicroseconds: t)
-                frame.eyesOpenByEdges = EyeEdgeBaseline.vetoes(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
-                                                               relative: frame.eyeEdgeRelative, policy: policy)
-            }
-            rawYaw = face.yawDegrees
-            frame.filteredYawDegrees = face.yawIsFiltered
-                ? face.yawDegrees : yawFilter.update(yawDegrees: face.yawDegrees, timestampMicroseconds: t)
-            if let sight = face.lineOfSightYawDegrees {
-                rawSight = sight
-                filteredSight = face.yawIsFiltered ? sight : sightFilter.update(yawDegrees: sight, timestampMicroseconds: t)
-            }
-            frame.inGuide = guide.contains(x: face.centerX, y: face.centerY, width: o.frameWidth, height: o.frameHeight)
-        }
+        let yaw = readSignals(of: o, into: &frame)
+        let rawYaw = yaw.camera, rawSight = yaw.sight
 
-        // Frozen input, in any phase: decided before the frame is evaluated.
-        let isFrozen = frozen.observe(difference: o.frameDifference, at: t)
-        evidence.frozen = frozen.evidence
-        let isLooped = loop.observe(o.repetition, at: t)
-        evidence.looped = loop.evidence
-        let isRecaptured = recapture.observe(enclosure: o.borderEnclosure, box: o.face?.box, hasFace: o.face != nil,
-                                             at: t, frameIndex: o.frameIndex)
-        evidence.recapture = recapture.evidence
-        let isCut = continuity.observe(difference: o.frameDifference, at: t, frameIndex: o.frameIndex)
-        evidence.continuity = continuity.evidence
-        if isFrozen || isLooped || isRecaptured || isCut {
-            frame.notCreditedReason = isFrozen ? .frozenInput : isLooped ? .loopedInput
-                : isRecaptured ? .recapturedInput : .discontinuousInput
+        // Frozen, looped, recaptured or cut input, in any phase: decided before the frame is evaluated.
+        if let reason = inputAttack(in: o) {
+            frame.notCreditedReason = reason
             decide(Verdict(status: .failed, reason: .presentationAttack, timestampMicroseconds: t,
                            frameIndex: o.frameIndex), into: &events)
             frame.hud = hud ?? .noFace
             return LivenessStep(frame: frame, events: events)
         }
 
-        // Settle -> framing.
-        if firstTimestamp == nil {
-            firstTimestamp = t
-            phase = .settle
-            events.append(.phase(.settle))
-        }
-        let framingStart = firstTimestamp! + microseconds(policy.settleSeconds)
-        if phase == .settle, t >= framingStart {
-            phase = .framing
-            events.append(.phase(.framing))
-        }
-        if phase == .settle || phase == .framing, let y = rawYaw {
-            yawBaseline.record(yawDegrees: y, timestampMicroseconds: t)
-            if let s = rawSight { sightBaseline.record(yawDegrees: s, timestampMicroseconds: t) }
-        }
-
-        // Framing -> autoshot -> scan.
-        if phase == .framing {
-            inGuideRun = frame.inGuide == true ? inGuideRun + 1 : 0
-            let framed = inGuideRun >= max(1, policy.framedFramesRequired)
-            if framed || t - framingStart >= microseconds(policy.framingTimeoutSeconds) {
-                let still = StillCapture(frameIndex: o.frameIndex, timestampMicroseconds: t, box: o.face?.box, framed: framed)
-                evidence.autoshot = still
-                autoshotTimestamp = t
-                yawBaseline.fix(atTimestampMicroseconds: t)
-                sightBaseline.fix(atTimestampMicroseconds: t)
-                evidence.yawBaselineDegrees = yawBaseline.degrees
-                events.append(.autoshot(still))
-                phase = .scan
-                events.append(.phase(.scan))
-            }
-        }
+        // Settle -> framing -> autoshot -> scan.
+        advancePhase(on: o, inGuide: frame.inGuide == true, yaw: yaw, into: &events)
         frame.phase = phase
 
         guard phase == .scan, let autoshot = autoshotTimestamp else {
@@ -251,26 +184,7 @@ public struct LivenessMachine: Sendable {
         }
 
         // Crediting.
-        if o.face != nil, let filtered = frame.filteredYawDegrees {
-            if let y = rawYaw { yawBaseline.fixIfUnset(yawDegrees: y) }
-            if let s = rawSight { sightBaseline.fixIfUnset(yawDegrees: s) }
-            if evidence.yawBaselineDegrees == nil { evidence.yawBaselineDegrees = yawBaseline.degrees }
-            frame.relativeYawDegrees = yawBaseline.degrees.map { filtered - $0 }
-            if let cameraAxis = frame.relativeYawDegrees, let sight = filteredSight, let base = sightBaseline.degrees {
-                frame.relativeYawDegrees = TurnYaw.relative(cameraAxis: cameraAxis, lineOfSight: sight - base,
-                                                            swayDegrees: policy.yawSwayDegrees)
-            }
-            if let dps = o.deviceRotation.degreesPerSecond, dps >= policy.rotationLimitDegreesPerSecond {
-                frame.notCreditedReason = .rotating
-                evidence.framesRotating += 1
-            } else {
-                frame.credited = true
-                evidence.framesCredited += 1
-                if o.deviceRotation.degreesPerSecond == nil { evidence.framesRotationUnknown += 1 }
-            }
-        } else {
-            frame.notCreditedReason = .noFace
-        }
+        assessCredit(of: o, yaw: yaw, into: &frame)
 
         let blinkNow = observeBlinkEpisode(&frame, hasFace: o.face != nil)
         if prompts != nil {
@@ -326,6 +240,135 @@ public struct LivenessMachine: Sendable {
         }
         frame.hud = hud!
         return LivenessStep(frame: frame, events: events)
+    }
+
+    /// Moves the phases on at `o`: the first frame starts the settle, the settle's end starts the
+    /// framing (the yaw baselines record meanwhile), and the framing ends with the autoshot on the
+    /// `framedFramesRequired`-th frame in a row with the face in the guide (`inGuide`), or at the
+    /// framing timeout (the fallback), which starts the scan. Appends the events.
+    private mutating func advancePhase(on o: Observation, inGuide: Bool, yaw: YawReadings, into events: inout [LivenessEvent]) {
+        let t = o.timestampMicroseconds
+        if firstTimestamp == nil {
+            firstTimestamp = t
+            phase = .settle
+            events.append(.phase(.settle))
+        }
+        let framingStart = firstTimestamp! + microseconds(policy.settleSeconds)
+        if phase == .settle, t >= framingStart {
+            phase = .framing
+            events.append(.phase(.framing))
+        }
+        if phase == .settle || phase == .framing, let y = yaw.camera {
+            yawBaseline.record(yawDegrees: y, timestampMicroseconds: t)
+            if let s = yaw.sight { sightBaseline.record(yawDegrees: s, timestampMicroseconds: t) }
+        }
+
+        // Framing -> autoshot -> scan.
+        if phase == .framing {
+            inGuideRun = inGuide ? inGuideRun + 1 : 0
+            let framed = inGuideRun >= max(1, policy.framedFramesRequired)
+            if framed || t - framingStart >= microseconds(policy.framingTimeoutSeconds) {
+                let still = StillCapture(frameIndex: o.frameIndex, timestampMicroseconds: t, box: o.face?.box, framed: framed)
+                evidence.autoshot = still
+                autoshotTimestamp = t
+                yawBaseline.fix(atTimestampMicroseconds: t)
+                sightBaseline.fix(atTimestampMicroseconds: t)
+                evidence.yawBaselineDegrees = yawBaseline.degrees
+                events.append(.autoshot(still))
+                phase = .scan
+                events.append(.phase(.scan))
+            }
+        }
+    }
+
+    /// Whether a scan frame is credited, and its yaw relative to the baselines: a frame with a
+    /// face is credited unless the device rotates at or above the limit; the counts go into the
+    /// evidence.
+    private mutating func assessCredit(of o: Observation, yaw: YawReadings, into frame: inout FrameAssessment) {
+        if o.face != nil, let filtered = frame.filteredYawDegrees {
+            if let y = yaw.camera { yawBaseline.fixIfUnset(yawDegrees: y) }
+            if let s = yaw.sight { sightBaseline.fixIfUnset(yawDegrees: s) }
+            if evidence.yawBaselineDegrees == nil { evidence.yawBaselineDegrees = yawBaseline.degrees }
+            frame.relativeYawDegrees = yawBaseline.degrees.map { filtered - $0 }
+            if let cameraAxis = frame.relativeYawDegrees, let sight = yaw.filteredSight, let base = sightBaseline.degrees {
+                frame.relativeYawDegrees = TurnYaw.relative(cameraAxis: cameraAxis, lineOfSight: sight - base,
+                                                            swayDegrees: policy.yawSwayDegrees)
+            }
+            if let dps = o.deviceRotation.degreesPerSecond, dps >= policy.rotationLimitDegreesPerSecond {
+                frame.notCreditedReason = .rotating
+                evidence.framesRotating += 1
+            } else {
+                frame.credited = true
+                evidence.framesCredited += 1
+                if o.deviceRotation.degreesPerSecond == nil { evidence.framesRotationUnknown += 1 }
+            }
+        } else {
+            frame.notCreditedReason = .noFace
+        }
+    }
+
+    /// A frame's yaw readings, degrees: against the camera's axes and the line of sight, as
+    /// measured, and the line of sight filtered (the camera-axis yaw's filtered value is the
+    /// assessment's `filteredYawDegrees`).
+    private struct YawReadings {
+        var camera: Double?
+        var sight: Double?
+        var filteredSight: Double?
+    }
+
+    /// The frame's signals, whatever the phase: each eye's closure (from the aspect ratios against
+    /// the open-eye baseline, or as given), the eye edges against their own level, the filtered
+    /// yaws and whether the face is in the guide. Written into `frame`; returns the yaw readings.
+    private mutating func readSignals(of o: Observation, into frame: inout FrameAssessment) -> YawReadings {
+        var yaw = YawReadings()
+        guard let face = o.face else { return yaw }
+        let t = o.timestampMicroseconds
+        switch face.eyes {
+        case let .closure(l, r):
+            frame.eyeClosureLeft = l
+            frame.eyeClosureRight = r
+        case let .aspectRatio(l, r):
+            let c = eyes.update(leftEAR: l, rightEAR: r, pitchDegrees: face.pitchDegrees,
+                                eyeDistancePixels: face.eyeDistancePixels, timestampMicroseconds: t)
+            frame.eyeClosureLeft = c?.left
+            frame.eyeClosureRight = c?.right
+        }
+        if face.eyeEdgeLeft != nil || face.eyeEdgeRight != nil {
+            frame.eyeEdgeRelative = eyeEdges.update(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
+                                                    timestampMicroseconds: t)
+            frame.eyesOpenByEdges = EyeEdgeBaseline.vetoes(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
+                                                           relative: frame.eyeEdgeRelative, policy: policy)
+        }
+        yaw.camera = face.yawDegrees
+        frame.filteredYawDegrees = face.yawIsFiltered
+            ? face.yawDegrees : yawFilter.update(yawDegrees: face.yawDegrees, timestampMicroseconds: t)
+        if let sight = face.lineOfSightYawDegrees {
+            yaw.sight = sight
+            yaw.filteredSight = face.yawIsFiltered ? sight : sightFilter.update(yawDegrees: sight, timestampMicroseconds: t)
+        }
+        frame.inGuide = guide.contains(x: face.centerX, y: face.centerY, width: o.frameWidth, height: o.frameHeight)
+        return yaw
+    }
+
+    /// The input checks that judge every frame (`Checks/`): frozen, looped, recaptured and cut
+    /// input. Each sees the frame and records its evidence; the first that finds an attack, in
+    /// that order, names the frame's reason (nil: none did).
+    private mutating func inputAttack(in o: Observation) -> NotCreditedReason? {
+        let t = o.timestampMicroseconds
+        let isFrozen = frozen.observe(difference: o.frameDifference, at: t)
+        evidence.frozen = frozen.evidence
+        let isLooped = loop.observe(o.repetition, at: t)
+        evidence.looped = loop.evidence
+        let isRecaptured = recapture.observe(enclosure: o.borderEnclosure, box: o.face?.box, hasFace: o.face != nil,
+                                             at: t, frameIndex: o.frameIndex)
+        evidence.recapture = recapture.evidence
+        let isCut = continuity.observe(difference: o.frameDifference, at: t, frameIndex: o.frameIndex)
+        evidence.continuity = continuity.evidence
+        if isFrozen { return .frozenInput }
+        if isLooped { return .loopedInput }
+        if isRecaptured { return .recapturedInput }
+        if isCut { return .discontinuousInput }
+        return nil
     }
 
     /// Whether the parallax check would read `o`'s `face.planarResidual` if `o` were observed
