@@ -28,18 +28,9 @@ final class SIMDPathTests: XCTestCase {
 
     /// Runs the engine with `environment` added; returns standard output.
     private func run(_ arguments: [String], environment: [String: String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Fixtures.livenessExecutable())
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "liveness \(arguments.joined(separator: " ")) with \(environment)")
-        return String(decoding: data, as: UTF8.self)
+        let run = try Fixtures.runLiveness(arguments, environment: environment)
+        XCTAssertEqual(run.status, 0, "liveness \(arguments.joined(separator: " ")) with \(environment)")
+        return run.output
     }
 
     func testTheCPUChoosesThePathAndTheEnvironmentCanForceTheBaseline() throws {

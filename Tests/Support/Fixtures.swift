@@ -102,9 +102,10 @@ extension Fixtures {
 
     /// Runs the `liveness` executable with `arguments`; standard output goes to `standardOutput`
     /// (a path such as /dev/full) when given, else it is captured; `closeStandardOutput` starts
-    /// it with descriptor 1 closed (through the shell's `>&-`).
+    /// it with descriptor 1 closed (through the shell's `>&-`); `environment` is added to this
+    /// process's.
     public static func runLiveness(_ arguments: [String], standardOutput: String? = nil,
-                                   closeStandardOutput: Bool = false) throws -> Run {
+                                   closeStandardOutput: Bool = false, environment: [String: String] = [:]) throws -> Run {
         let executable = try livenessExecutable()
         let process = Process()
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-run-\(UUID().uuidString)")
@@ -121,6 +122,7 @@ extension Fixtures {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
         }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = FileHandle(forWritingAtPath: standardOutput ?? scratch.path + ".out")
         process.standardError = FileHandle(forWritingAtPath: scratch.path + ".err")
         try process.run()
