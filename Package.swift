@@ -50,8 +50,17 @@ let package = Package(
                 .linkedLibrary("png16"), .linkedLibrary("jpeg"),  // image headers and PNG decoding, see png.cpp, jpeg.cpp
             ]
         ),
-        // Swift overlay: the only module that imports CFaceTracking.
+        // Swift overlay: the only library module that imports CFaceTracking.
         .target(name: "FaceTracking", dependencies: ["CFaceTracking", "LivenessCore"]),
+        // The references the tests and benchmarks compare the engine with (dlib's own shape
+        // predictor and object detector, OpenCV's own video reader), kept out of the products.
+        // It reads the shim's internal C++ headers.
+        .target(
+            name: "CFaceTrackingReference",
+            dependencies: ["CFaceTracking", "COpenCV"],
+            cxxSettings: [.headerSearchPath("../CFaceTracking"), .define("DLIB_NO_GUI_SUPPORT")]
+        ),
+        .target(name: "FaceTrackingReference", dependencies: ["FaceTracking", "CFaceTracking", "CFaceTrackingReference"]),
         // Pure Swift: observations, policy, the state machine, events, verdict. No C, no I/O.
         // Foundation-free rounding (`rounded()`, `round`, `ceil`) lives in libm, which a package
         // using LivenessCore alone must be told to link (the shim's link line hid it here).
@@ -95,12 +104,12 @@ let package = Package(
                                                         "LivenessEvidence", "LivenessStore"]),
         .executableTarget(name: "liveness", dependencies: ["LivenessCommands"]),
         // Benchmarks: per-stage costs and speed ratios measured side by side in one run.
-        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "LivenessService", "LivenessClient", "LivenessCommands",
+        .executableTarget(name: "liveness-bench", dependencies: ["LivenessKit", "LivenessCore", "FaceTracking", "FaceTrackingReference", "LivenessService", "LivenessClient", "LivenessCommands",
                                                                "LivenessEvidence", "LivenessStore"],
                           path: "Tools/Benchmark"),
         // Paths of test inputs (generated samples, the shared real footage) for the test targets.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "LivenessCore", "TestSupport"]),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceTrackingReference", "LivenessCore", "TestSupport"]),
         .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
         .testTarget(name: "LivenessServiceTests", dependencies: ["LivenessService", "LivenessClient", "LivenessKit", "LivenessCore", "FaceTracking",
                                                                  "TestSupport", "LivenessStore", "LivenessEvidence"]),

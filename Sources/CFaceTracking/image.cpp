@@ -173,6 +173,7 @@ void ft_image_free(ft_image *image) { delete image; }
 
 int ft_image_width(const ft_image *image) { return image ? image->size().width : 0; }
 int ft_image_height(const ft_image *image) { return image ? image->size().height : 0; }
+int ft_image_channels(const ft_image *image) { return image && !image->empty() ? CV_MAT_CN(image->type()) : 0; }
 
 const uint8_t *ft_image_bytes(const ft_image *image, size_t *stride) {
     if (!image || image->empty()) return nullptr;

@@ -227,22 +227,6 @@ ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, 
     });
 }
 
-ft_status ft_reference_opencv_decode(const char *path, int64_t limit, int64_t *frames, ft_error *error) {
-    if (!path || !frames) return ft::set_error(error, "reference decode: null argument"), FT_ERR_ARGUMENT;
-    *frames = 0;
-    ft_status status = check_file(path, error);
-    if (status != FT_OK) return status;
-    return ft::guarded(error, path, [&] {
-        ft::configure_libraries();
-        cv::VideoCapture capture;
-        if (!capture.open(path, cv::CAP_FFMPEG))
-            return ft::set_error(error, "%s: OpenCV cannot open it", path), FT_ERR_UNSUPPORTED;
-        cv::Mat frame;
-        while (*frames < limit && capture.read(frame)) ++*frames;
-        return FT_OK;
-    });
-}
-
 int ft_video_skipped_pictures(const ft_video *video) { return video ? video->decoder.skipped() : 0; }
 
 void ft_video_close(ft_video *video) {

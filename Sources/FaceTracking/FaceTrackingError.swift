@@ -24,7 +24,7 @@ public struct FaceTrackingError: Error, Equatable, CustomStringConvertible, Send
 
 /// The one place where C status codes become Swift errors.
 @inline(__always)
-func check(_ status: ft_status, _ error: inout ft_error) throws(FaceTrackingError) {
+package func check(_ status: ft_status, _ error: inout ft_error) throws(FaceTrackingError) {
     let kind: FaceTrackingError.Kind
     switch status {
     case FT_OK, FT_END_OF_STREAM: return

@@ -3,7 +3,7 @@ import CFaceTracking
 /// An owned 8-bit BGR image (a `cv::Mat` inside the shim). Frames, stills and plots are all
 /// `Image`s. Not thread-safe: use one instance per thread.
 public final class Image {
-    let handle: OpaquePointer
+    package let handle: OpaquePointer
 
     /// An empty image (0×0), to be filled by a decoder or a `VideoReader`.
     public init() {
@@ -19,6 +19,9 @@ public final class Image {
     public var height: Int { Int(ft_image_height(handle)) }
     /// True for a 0×0 image.
     public var isEmpty: Bool { width == 0 || height == 0 }
+    /// Channels of the pixels: 3 for BGR (a decoded frame too, before its colour is converted), 1
+    /// for grey, 0 when empty (`ft_image_channels`).
+    public var channels: Int { Int(ft_image_channels(handle)) }
 
     /// Calls `body` with the image's BGR bytes (rows `bytesPerRow` apart), borrowed for the
     /// duration of the call (`ft_image_bytes`); an empty buffer for an empty image.

@@ -1,30 +1,37 @@
 import CFaceTracking
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// dlib's 68-point landmark model, loaded once per process and shared by every tracker
-/// (`ft_model_load`). Loading the same path again returns the already loaded model.
+/// dlib's 68-point landmark model and its HOG face detector (`ft_model_load`), shared by every
+/// tracker that uses it and freed with the last of them (`ft_model_free`). Loading a path that is
+/// still loaded returns the same model.
 public final class LandmarkModel: @unchecked Sendable {
-    // The shim keeps loaded models for the life of the process and only reads them after
-    // loading, so sharing across threads is safe.
-    let handle: OpaquePointer
+    // The shim only reads a model after loading it, so sharing across threads is safe.
+    package let handle: OpaquePointer
     /// The model file.
     public let path: String
 
     /// Where Debian's `libdlib-data` installs the model.
     public static let defaultPath = "/usr/share/dlib/shape_predictor_68_face_landmarks.dat"
 
-    /// Loads (or returns the cached) model at `path`; the environment variable
-    /// `LIVENESS_LANDMARK_MODEL` overrides the default path.
+    /// The models in use, by path: each held weakly, so that a model no tracker uses any longer is
+    /// freed (about 100 MB) rather than kept for the life of the process.
+    private static let loaded = ModelCache()
+
+    /// Loads (or returns the model already loaded from) `path`; the environment variable
+    /// `LIVENESS_LANDMARK_MODEL` overrides the default path. Loading takes about 0.7 s.
     public static func load(path: String? = nil) throws(FaceTrackingError) -> LandmarkModel {
         let chosen = path ?? environment("LIVENESS_LANDMARK_MODEL") ?? defaultPath
-        var error = ft_error()
-        var handle: OpaquePointer?
-        try check(ft_model_load(chosen, &handle, &error), &error)
-        guard let handle else { throw FaceTrackingError(kind: .model, message: "\(chosen): no model handle") }
-        return LandmarkModel(handle: handle, path: chosen)
+        return try loaded.model(at: chosen) { () throws(FaceTrackingError) in
+            var error = ft_error()
+            var handle: OpaquePointer?
+            try check(ft_model_load(chosen, &handle, &error), &error)
+            guard let handle else { throw FaceTrackingError(kind: .model, message: "\(chosen): no model handle") }
+            return LandmarkModel(handle: handle, path: chosen)
+        }
     }
 
     private init(handle: OpaquePointer, path: String) {
@@ -32,18 +39,14 @@ public final class LandmarkModel: @unchecked Sendable {
         self.path = path
     }
 
-    /// Runs only the HOG detector on the whole image at `scale` (upsampling when > 1) and
-    /// returns every face with its score, best first (`ft_detect_faces`). HOG finds faces of
-    /// about 80 px and more in the scanned image, so choose `scale` from the face size.
-    package func detectFaces(in image: Image, scale: Double = 1, threshold: Double = 0) throws(FaceTrackingError) -> [FaceCandidate] {
-        try candidates { ft_detect_faces(handle, image.handle, scale, threshold, $0, $1, &$2, &$3) }
-    }
+    deinit { ft_model_free(handle) }
 
     /// As `detectFaces(in:scale:threshold:)`, the way the tracker searches a frame: the
     /// detector's filters run at once on the cores over one HOG pyramid, their detections
-    /// gathered and suppressed as dlib does (`ft_detect_faces_on_cores`); the same detections.
+    /// gathered and suppressed as dlib does (`ft_detector_scan`); the same detections.
     package func detectFacesOnCores(in image: Image, scale: Double = 1, threshold: Double = 0) throws(FaceTrackingError) -> [FaceCandidate] {
-        try candidates { ft_detect_faces_on_cores(handle, image.handle, scale, threshold, $0, $1, &$2, &$3) }
+        try FaceDetector(model: self).scan(image, region: .whole(width: image.width, height: image.height), scale: scale,
+                                           threshold: threshold)
     }
 
     /// The number of filters in the HOG detector (`ft_detector_filter_count`): five in dlib's
@@ -52,11 +55,17 @@ public final class LandmarkModel: @unchecked Sendable {
 
     /// As `detectFaces(in:scale:threshold:)` with only the detector's filter number `filter`
     /// (0 ..< `detectorFilterCount`): its detections after non-maximum suppression, scored as
-    /// the whole detector scores them (`ft_detect_faces_with_filter`). The tracker confirms a
-    /// face with the filter that found it the last time.
+    /// the whole detector scores them (`ft_detector_load`, `ft_detector_run_filter`,
+    /// `ft_detector_suppressed`). The tracker confirms a face with the filter that found it the
+    /// last time.
     package func detectFaces(in image: Image, scale: Double = 1, threshold: Double = 0, filter: Int) throws(FaceTrackingError) -> [FaceCandidate] {
-        let chosen = Int32(clamping: filter)
-        return try candidates { ft_detect_faces_with_filter(handle, image.handle, scale, threshold, chosen, $0, $1, &$2, &$3) }
+        guard (0..<detectorFilterCount).contains(filter) else {
+            throw FaceTrackingError(kind: .argument, message: "detect: filter \(filter) not in 0...\(detectorFilterCount - 1)")
+        }
+        let detector = try FaceDetector(model: self)
+        guard try detector.load(image, region: .whole(width: image.width, height: image.height), scale: scale) else { return [] }
+        try detector.runFilter(filter, threshold: threshold)
+        return try detector.suppressed()
     }
 
     /// Fits the 68 landmarks in `box` of `image` with no tracking (`ft_fit_landmarks`); for
@@ -65,26 +74,8 @@ public final class LandmarkModel: @unchecked Sendable {
         try landmarks { ft_fit_landmarks(handle, image.handle, box.x, box.y, box.width, box.height, $0, &$1) }
     }
 
-    /// The same fit by dlib's own `shape_predictor` (`ft_reference_dlib_fit`; it loads the model
-    /// file again on first use, about 100 MB and 0.5 s): the reference `fitLandmarks` must equal.
-    /// For tests and benchmarks.
-    package func referenceDlibLandmarks(in image: Image, box: Rect) throws(FaceTrackingError) -> [Point] {
-        try landmarks { ft_reference_dlib_fit(handle, image.handle, box.x, box.y, box.width, box.height, $0, &$1) }
-    }
-    /// The detections a shim call writes: `detect(buffer, capacity, &count, &error)`, 32 at most.
-    private func candidates(
-        _ detect: (UnsafeMutablePointer<ft_candidate>, Int32, inout Int32, inout ft_error) -> ft_status
-    ) throws(FaceTrackingError) -> [FaceCandidate] {
-        var error = ft_error()
-        var count: Int32 = 0
-        var buffer = [ft_candidate](repeating: ft_candidate(), count: 32)
-        let status = buffer.withUnsafeMutableBufferPointer { detect($0.baseAddress!, Int32($0.count), &count, &error) }
-        try check(status, &error)
-        return buffer.prefix(Int(count)).map(FaceCandidate.init)
-    }
-
     /// The 68 points a shim fit writes: `fit(xy, &error)` into 136 values (x0, y0, x1, ...).
-    private func landmarks(_ fit: (UnsafeMutablePointer<Double>, inout ft_error) -> ft_status) throws(FaceTrackingError) -> [Point] {
+    package func landmarks(_ fit: (UnsafeMutablePointer<Double>, inout ft_error) -> ft_status) throws(FaceTrackingError) -> [Point] {
         var error = ft_error()
         var xy = [Double](repeating: 0, count: 136)
         let status = xy.withUnsafeMutableBufferPointer { fit($0.baseAddress!, &error) }
@@ -97,4 +88,24 @@ private func environment(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }
     let string = String(cString: value)
     return string.isEmpty ? nil : string
+}
+
+/// Models by path, held weakly.
+private final class ModelCache: Sendable {
+    private struct Weak {
+        weak var model: LandmarkModel?
+    }
+    private let models = Mutex<[String: Weak]>([:])
+
+    /// The live model loaded from `path`, or a new one from `load` (under the lock: two threads
+    /// asking for the same path load it once).
+    func model(at path: String, load: () throws(FaceTrackingError) -> LandmarkModel) throws(FaceTrackingError) -> LandmarkModel {
+        try models.withLock { (models: inout [String: Weak]) throws(FaceTrackingError) -> LandmarkModel in
+            if let model = models[path]?.model { return model }
+            models = models.filter { $0.value.model != nil }
+            let model = try load()
+            models[path] = Weak(model: model)
+            return model
+        }
+    }
 }

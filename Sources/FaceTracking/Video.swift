@@ -92,18 +92,6 @@ public final class VideoReader {
     }
 }
 
-/// OpenCV's own video reader (`cv::VideoCapture`, frames converted to BGR), kept as a reference
-/// for benchmarks: the engine decoded through it before it read videos itself.
-package enum OpenCVReferenceReader {
-    /// Decodes up to `limit` frames of `path` (`ft_reference_opencv_decode`); returns how many.
-    package static func decode(path: String, limit: Int) throws(FaceTrackingError) -> Int {
-        var error = ft_error()
-        var frames: Int64 = 0
-        try check(ft_reference_opencv_decode(path, Int64(limit), &frames, &error), &error)
-        return Int(frames)
-    }
-}
-
 /// Writes frames to an MP4 (mp4v) or AVI (MJPG) file (`ft_video_writer_open`).
 public final class VideoWriter {
     private var handle: OpaquePointer?

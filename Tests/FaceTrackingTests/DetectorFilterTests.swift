@@ -1,10 +1,11 @@
 import FaceTracking
+import FaceTrackingReference
 import Foundation
 import TestSupport
 import XCTest
 
 /// The tracker confirms a face with the HOG detector's filters one at a time, the filter that
-/// found it the last time first (`ft_detect_faces_with_filter`). The reference is dlib's own
+/// found it the last time first (`ft_detector_load`, `ft_detector_run_filter`). The reference is dlib's own
 /// detector, which runs every filter over the same pyramid and keeps the best of overlapping
 /// boxes: each of its detections must be one filter's own, box and score, and each filter's
 /// detection must be either kept by it or beaten there by a better one.

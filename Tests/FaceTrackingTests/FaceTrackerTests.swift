@@ -97,6 +97,24 @@ final class FaceTrackerTests: XCTestCase {
         }
     }
 
+    func testAModelIsSharedWhileInUseAndFreedWithItsLastUser() throws {
+        // The default model under a path of its own, so that no other test's model is this one.
+        let path = "/usr/share/dlib/../dlib/shape_predictor_68_face_landmarks.dat"
+        var model: LandmarkModel? = try LandmarkModel.load(path: path)
+        XCTAssertTrue(try LandmarkModel.load(path: path) === model, "loading a path in use returns the same model")
+        weak var released = model
+        var tracker: FaceTracker? = try FaceTracker(model: XCTUnwrap(model))
+        model = nil
+        XCTAssertNotNil(released, "a tracker keeps its model")
+        tracker = nil
+        XCTAssertNil(released, "the model is freed with its last user")
+        XCTAssertNil(tracker)
+        // Loading it again loads it anew, and it works.
+        let again = try LandmarkModel.load(path: path)
+        let image = try Image(contentsOfFile: try Fixtures.generated("astronaut.png"))
+        XCTAssertNotNil(try FaceTracker(model: again).process(image).face)
+    }
+
     func testBackgroundMotionOfAShiftedFrame() throws {
         let image = try Image(contentsOfFile: try Fixtures.generated("astronaut.png"))
         let shifted = try Image(contentsOfFile: try Fixtures.generated("astronaut.png"))

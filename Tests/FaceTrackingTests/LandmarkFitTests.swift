@@ -1,4 +1,5 @@
 import FaceTracking
+import FaceTrackingReference
 import Foundation
 import TestSupport
 import XCTest

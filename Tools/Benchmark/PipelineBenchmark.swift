@@ -4,6 +4,7 @@
 // border measurement (FaceEnclosure) timed on every tracked frame, and its share of a frame at the
 // sampler's cadence.
 import FaceTracking
+import FaceTrackingReference
 import Foundation
 import LivenessCore
 import LivenessKit

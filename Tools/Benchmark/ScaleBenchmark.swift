@@ -5,6 +5,7 @@
 // every frame), the ratios; a clip that runs to the scan cap and one that passes early; the cost
 // of a clip without a face against a tracked one; the model load time and peak memory.
 import FaceTracking
+import FaceTrackingReference
 import Foundation
 import LivenessCore
 import LivenessKit

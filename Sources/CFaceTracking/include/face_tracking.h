@@ -75,6 +75,8 @@ ft_image *ft_image_new(void);
 void ft_image_free(ft_image *image);
 int ft_image_width(const ft_image *image);
 int ft_image_height(const ft_image *image);
+/** Channels of the pixels without converting anything: 3 (BGR, or a decoded picture), 1 (grey), 0 when empty. */
+int ft_image_channels(const ft_image *image);
 /**
  * The image's BGR bytes, borrowed: valid until the image is next changed or freed. `stride`
  * receives the bytes between rows. NULL for an empty image.
@@ -147,7 +149,7 @@ ft_status ft_image_thumbnail(const ft_image *source, double x, double y, double 
 /**
  * A grey copy of `source` written into `out`, whose buffer is reused when
  * the size matches: a frame's grey image made once and handed to the tracker
- * (`ft_tracker_process_gray_at`) and the rotation estimate (`ft_image_reduce_gray`), which would
+ * (`FaceTracker.process(_:gray:timestampMilliseconds:)`) and the rotation estimate (`ft_image_reduce_gray`), which would
  * otherwise each convert the frame. A decoded video frame's grey copy is its luma plane, as
  * ffmpeg converts to gray (its colour is not converted); a BGR image's is cv::cvtColor's; a
  * grey `source` is copied. `out` also keeps its reductions
@@ -222,12 +224,6 @@ ft_status ft_video_read(ft_video *video, ft_image *frame, double *timestamp_ms, 
  *  decoder from their header, before their pixels are decoded). */
 int ft_video_skipped_pictures(const ft_video *video);
 void ft_video_close(ft_video *video);
-/**
- * For benchmarks: decodes up to `limit` frames of `path` with OpenCV's VideoCapture (FFmpeg
- * backend, frames converted to BGR as OpenCV delivers them), the reader the engine used before
- * it decoded videos itself; `frames` receives how many it decoded.
- */
-ft_status ft_reference_opencv_decode(const char *path, int64_t limit, int64_t *frames, ft_error *error);
 
 typedef struct ft_video_writer ft_video_writer;
 /** Opens an MP4 (mp4v) or AVI (MJPG) writer, chosen from the path's extension. */
@@ -235,66 +231,86 @@ ft_status ft_video_writer_open(const char *path, double fps, int width, int heig
 ft_status ft_video_writer_write(ft_video_writer *writer, const ft_image *frame, ft_error *error);
 void ft_video_writer_close(ft_video_writer *writer);
 
-/* ---------------------------------------------------------------- tracking */
+/* ------------------------------------------------------- faces: model, detector, landmarks */
 
-/** The 68-point landmark model, loaded once per process and shared by every tracker. */
+/** dlib's HOG frontal face detector and its 68-point landmark model (the shape predictor). */
 typedef struct ft_model ft_model;
-/** Loads (or returns the already loaded) dlib shape predictor at `path`. Thread-safe. */
+/**
+ * Loads the shape predictor at `path` (dlib's serialisation, 68 points) and the HOG frontal face
+ * detector (decompressed from dlib's library): about 0.7 s and 100 MB. Each call loads anew: the
+ * caller keeps the model while detectors and fits use it, and frees it with `ft_model_free`. A
+ * loaded model is only read, so threads may share it. FT_ERR_MODEL for a missing or bad file.
+ */
 ft_status ft_model_load(const char *path, ft_model **out, ft_error *error);
+/** Frees a model; no detector made from it may be used afterwards. Null is ignored. */
+void ft_model_free(ft_model *model);
 
-/** How a tracker finds and follows the primary face. */
-typedef struct ft_tracker_config {
-    double guide_center_x;       /**< normalised; the primary face is the one nearest this point */
-    double guide_center_y;       /**< normalised */
-    double guide_radius;         /**< fraction of the frame's shorter side */
-    double min_face_fraction;    /**< smallest face to find, as a fraction of the shorter side (0.1) */
-    double detection_threshold;  /**< HOG score threshold for a face (0.0 is dlib's default) */
-    int verify_interval;         /**< frames between HOG checks of a tracked face (5) */
-    int track;                   /**< 1: detect once then track; 0: detect on every frame */
-    double search_coarse_interval_ms; /**< without a face, media time between searches for large faces (250) */
-    double search_fine_interval_ms;   /**< without a face, media time between full searches down to min_face_fraction (1000) */
-} ft_tracker_config;
+/** The number of filters in the HOG detector (dlib's frontal face detector has five: a face looking
+ *  ahead, to either side, and tilted either way). */
+int ft_detector_filter_count(const ft_model *model);
 
-/** The defaults documented on each field. */
-ft_tracker_config ft_tracker_config_default(void);
-
-typedef struct ft_tracker ft_tracker;
-
-/** One detected face candidate, in frame pixels. */
+/** One detected face, in frame pixels. */
 typedef struct ft_candidate {
     double x, y, w, h;
-    double score;   /**< HOG detection score; higher is more face-like */
+    double score;   /**< HOG detection score; higher is more face-like (real faces: about 0 to 3) */
+    int filter;     /**< the detector filter that found it, 0 ..< ft_detector_filter_count */
 } ft_candidate;
 
-enum { FT_MAX_CANDIDATES = 8, FT_LANDMARKS = 68 };
+enum { FT_LANDMARKS = 68 };
 
-/** How the face on a frame was obtained. */
-typedef enum ft_face_source {
-    FT_SOURCE_NONE = 0,       /**< no face */
-    FT_SOURCE_DETECTED = 1,   /**< full-frame HOG detection */
-    FT_SOURCE_TRACKED = 2,    /**< landmarks fitted in the previous frame's box */
-    FT_SOURCE_VERIFIED = 3    /**< tracked, and HOG confirmed the face near its box */
-} ft_face_source;
+/**
+ * A HOG face detector for one stream of frames: the model's filters with their own scanning
+ * buffers. Not thread-safe; one per stream (the model it was made from must outlive it).
+ */
+typedef struct ft_detector ft_detector;
+ft_status ft_detector_new(const ft_model *model, ft_detector **out, ft_error *error);
+void ft_detector_free(ft_detector *detector);
 
-/** Everything measured on one frame. Fields other than `face`, `faces`, `candidates` are 0 without a face. */
-typedef struct ft_observation {
-    int face;                          /**< 1 when a primary face is tracked */
-    int faces;                         /**< number of faces found on the frame */
-    ft_face_source source;
-    double box_x, box_y, box_w, box_h; /**< primary face box, pixels (detector convention) */
-    double center_x, center_y;         /**< face anchor (mean of nose bridge and eye corners), normalised */
-    double ear_left, ear_right;        /**< eye aspect ratios, the subject's left/right eye */
-    double yaw_degrees;                /**< against the camera's axes; positive when the subject turns to their own left */
-    double line_of_sight_yaw_degrees;  /**< against the line of sight from the head's turning point to the camera (see ft_pose) */
-    double pitch_degrees;              /**< positive when the subject looks up */
-    double roll_degrees;               /**< positive when the head tilts to the subject's own left shoulder... see pose notes */
-    double eye_distance_px;            /**< distance between the two eye centres, pixels */
-    double pose_error_px;              /**< RMS reprojection error of the pose fit, pixels */
-    double landmarks[2 * FT_LANDMARKS];/**< x0,y0,x1,y1,... pixels */
-    int candidate_count;               /**< detections on this frame (0 when the frame was only tracked) */
-    ft_candidate candidates[FT_MAX_CANDIDATES];
-    double detect_ms, landmarks_ms, pose_ms; /**< time spent in each stage on this frame, milliseconds */
-} ft_observation;
+/**
+ * The faces in the region (x, y, w, h pixels; clipped to the image) of `image` scaled by `scale`
+ * (0.05...4; HOG finds faces of 80 px and more in the scanned image), all the detector's filters
+ * run at once on the cores over one HOG pyramid and their detections suppressed as dlib's
+ * object_detector does: dlib's detections and scores, in frame pixels, best first.
+ * `image`: a grey frame made by `ft_image_to_gray` (its reductions by 2, 4, ... then make the
+ * scaling cheaper) or a BGR image (converted first).
+ * `search`: 1 for a search for a face not yet tracked, whose reduction is bilinear from the
+ * smallest reduction still at least the scanned size (cheaper; the detections may differ slightly
+ * from those of the area reduction used otherwise).
+ * `pyramid_levels`: 0 scans the whole pyramid; n > 0 only its first n levels (the largest
+ * scanned images: the smallest faces).
+ * `out` receives up to `capacity` candidates and `count` how many there are (possibly more than
+ * `capacity`). A region smaller than a HOG window once scaled finds nothing.
+ */
+ft_status ft_detector_scan(ft_detector *detector, const ft_image *image, int x, int y, int w, int h, double scale,
+                           double threshold, int search, int pyramid_levels, ft_candidate *out, int capacity, int *count,
+                           ft_error *error);
+
+/**
+ * Filter by filter: loads the region (x, y, w, h pixels, clipped) of `image` scaled by `scale`
+ * (area reduction, as `ft_detector_scan` without `search`) into the detector's HOG pyramid and
+ * forgets earlier filters' detections; `loaded` receives 0 when the region is smaller than a HOG
+ * window once scaled (no filter can then run).
+ */
+ft_status ft_detector_load(ft_detector *detector, const ft_image *image, int x, int y, int w, int h, double scale,
+                           int *loaded, ft_error *error);
+/** Runs filter `filter` over the loaded region, adding its detections to those of the filters run
+ *  on it so far. FT_ERR_ARGUMENT when no region is loaded (a scan since replaces it). */
+ft_status ft_detector_run_filter(ft_detector *detector, int filter, double threshold, ft_error *error);
+/**
+ * The detections of the filters run on the loaded region so far, suppressed as dlib's
+ * object_detector does (best first, then each that overlaps none kept), in frame pixels: with all
+ * the filters run, the detections `ft_detector_scan` gives. Up to `capacity` into `out`, `count`
+ * how many there are.
+ */
+ft_status ft_detector_suppressed(ft_detector *detector, ft_candidate *out, int capacity, int *count, ft_error *error);
+
+/**
+ * Fits the 68 landmarks in a box (x, y, w, h pixels) of `frame` (BGR, or its grey copy, read in
+ * place) with the shape predictor; `xy` receives 136 values (x0, y0, x1, y1, ...), pixels.
+ */
+ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
+                           double *xy, ft_error *error);
+
 
 /**
  * Head pose from the 68 landmarks (solvePnP, SQPnP, of the rigid points against a generic face;
@@ -378,57 +394,26 @@ ft_status ft_face_enclosure(const ft_image *gray, double cx, double cy, double f
  */
 ft_status ft_eye_edges(const ft_image *gray, const double *landmarks, double *left, double *right, ft_error *error);
 
-/** A tracker for one stream of frames. Not thread-safe; use one per thread/session. */
-ft_status ft_tracker_new(const ft_model *model, const ft_tracker_config *config, ft_tracker **out, ft_error *error);
-void ft_tracker_free(ft_tracker *tracker);
-/** Forgets the tracked face (next frame runs a full detection). */
-void ft_tracker_reset(ft_tracker *tracker);
-/** Finds/tracks the primary face on `frame` and measures it (every frame searched: no pacing). */
-ft_status ft_tracker_process(ft_tracker *tracker, const ft_image *frame, ft_observation *out, ft_error *error);
-/**
- * Same, for a frame at `timestamp_ms` on the stream's clock. While no face is tracked the
- * searches are paced by media time: the first frame and a frame on which a track is lost get a
- * full search at once; after a search found nothing, large faces (faces of at least 30% of the
- * shorter side, the coarse pass) are looked for at most every `search_coarse_interval_ms` and
- * all faces down to `min_face_fraction` at most every `search_fine_interval_ms` (a fine search
- * runs the coarse pass too and scans only the smaller sizes itself). A frame with no search due
- * returns no face at almost no cost, so a clip without a face costs at most about twice as much
- * as one with a tracked face, whatever its frame rate.
- */
-ft_status ft_tracker_process_at(ft_tracker *tracker, const ft_image *frame, double timestamp_ms, ft_observation *out,
-                                ft_error *error);
-/**
- * Same, with `gray`, the frame's grey copy made by `ft_image_to_gray` (the same size, one
- * channel), used instead of converting the frame again; the results are those of
- * `ft_tracker_process_at`. `gray` is only read during the call (another thread may read it at
- * the same time). A null `gray` converts the frame.
- */
-ft_status ft_tracker_process_gray_at(ft_tracker *tracker, const ft_image *frame, const ft_image *gray, double timestamp_ms,
-                                     ft_observation *out, ft_error *error);
+
+/** What one face's 68 landmarks measure (`ft_measure_face`). */
+typedef struct ft_face_measures {
+    double center_x, center_y;         /**< face anchor (mean of nose bridge and eye corners), normalised 0...1 */
+    double ear_left, ear_right;        /**< eye aspect ratios, the subject's left/right eye */
+    double eye_distance_px;            /**< distance between the two eye centres, pixels */
+    int pose_valid;                    /**< 0 when no head pose fits (then `pose` is zeros) */
+    ft_pose pose;                      /**< head pose against the camera's picture area (see ft_pose) */
+} ft_face_measures;
 
 /**
- * Fits the 68 landmarks in a box (x, y, w, h pixels) of `frame` (BGR, or its grey copy) with the
- * shape predictor, with no tracking or detection; `xy` receives 136 values (x0, y0, x1, y1, ...).
- * For baselines and tools.
+ * Measures the face whose 68 landmarks are `landmarks` (x0, y0, ... pixels) on `image` (the
+ * frame's grey copy, or BGR): anchor, eye aspect ratios, eye distance and head pose. The pose's
+ * camera is the frame's picture area (the frame less flat padding bands, letterboxing): `picture`
+ * (x, y, w, h pixels) gives the area found on an earlier frame of the stream (zeros: none), which
+ * is checked on its boundary lines and found again only when it no longer holds; it receives this
+ * frame's. FT_ERR_ARGUMENT for null pointers, an empty image or non-finite landmarks.
  */
-ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
-                           double *xy, ft_error *error);
-
-/**
- * For tests and benchmarks: the same fit as ft_fit_landmarks with dlib's own
- * `dlib::shape_predictor` (loaded from the model's file on first use, about 100 MB and 0.5 s),
- * the reference the engine's packed evaluation must equal.
- */
-ft_status ft_reference_dlib_fit(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
-                                double *xy, ft_error *error);
-
-/** Runs only the HOG detector on the whole frame at `scale` (upsampling when > 1); boxes in frame pixels. */
-ft_status ft_detect_faces(const ft_model *model, const ft_image *frame, double scale, double threshold,
-                          ft_candidate *out, int capacity, int *count, ft_error *error);
-
-/** The number of filters in the HOG detector (dlib's frontal face detector has five: a face looking
- *  ahead, to either side, and tilted either way). */
-int ft_detector_filter_count(const ft_model *model);
+ft_status ft_measure_face(const ft_image *image, const double *landmarks, int picture[4], ft_face_measures *out,
+                          ft_error *error);
 
 /**
  * How this shim was built and which code it runs, for `liveness --version` and the benchmarks:
@@ -443,21 +428,6 @@ typedef struct ft_build_info {
 } ft_build_info;
 ft_build_info ft_build(void);
 
-/**
- * As `ft_detect_faces` with one of the detector's filters only (0 ..< ft_detector_filter_count):
- * that filter's detections after non-maximum suppression, scored as the whole detector scores
- * them. The tracker confirms a face with the filter that found it last (see docs/speed.md).
- */
-ft_status ft_detect_faces_with_filter(const ft_model *model, const ft_image *frame, double scale, double threshold, int filter,
-                                      ft_candidate *out, int capacity, int *count, ft_error *error);
-
-/**
- * As `ft_detect_faces`, the way the tracker searches a frame: the detector's filters run over one
- * HOG pyramid at once on the cores (OpenCV's parallel_for_), their detections gathered in filter
- * order and suppressed as dlib's object_detector does; the same detections, scores and order.
- */
-ft_status ft_detect_faces_on_cores(const ft_model *model, const ft_image *frame, double scale, double threshold,
-                                   ft_candidate *out, int capacity, int *count, ft_error *error);
 
 /* ------------------------------------------------------------ optical flow */
 

@@ -75,9 +75,7 @@ public final class FrameProcessor {
                 tracking: TrackerConfiguration = .init(), keepLandmarks: Bool = false,
                 plan: ChallengePlan? = nil) throws(FaceTrackingError) {
         var configuration = tracking
-        configuration.guideCenterX = policy.guideCenterX
-        configuration.guideCenterY = policy.guideCenterY
-        configuration.guideRadius = policy.guideRadius
+        configuration.guide = GuideCircle(policy: policy)
         observer = FaceObserver(tracker: try FaceTracker(model: model, configuration: configuration))
         observer.keepLandmarks = keepLandmarks
         machine = LivenessMachine(policy: policy, seed: seed, plan: plan)
