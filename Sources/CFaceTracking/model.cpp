@@ -67,17 +67,10 @@ int ft_detector_filter_count(const ft_model *model) { return model ? (int)model-
 
 ft_status ft_fit_landmarks(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
                            double *xy, ft_error *error) {
-    if (!model || !frame || !xy) return ft::set_error(error, "fit: null argument"), FT_ERR_ARGUMENT;
-    if (frame->empty() || (frame->type() != CV_8UC3 && frame->type() != CV_8UC1))
-        return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
-    if (!(w > 1 && h > 1) || !std::isfinite(x) || !std::isfinite(y)) return ft::set_error(error, "fit: bad box"), FT_ERR_ARGUMENT;
-    return ft::guarded(error, "fit", [&] {
-        cv::Mat storage;
-        dlib::cv_image<unsigned char> image(ft::gray_pixels(*frame, storage));
-        dlib::rectangle rect((long)std::lround(x), (long)std::lround(y), (long)std::lround(x + w), (long)std::lround(y + h));
-        ft::fill_landmarks(model->predictor(image, rect), xy);
-        return FT_OK;
-    });
+    return ft::fit_in_box(model, frame, x, y, w, h, xy, error,
+                          [&](const dlib::cv_image<unsigned char> &image, const dlib::rectangle &rect) {
+                              return model->predictor(image, rect);
+                          });
 }
 
 }  // extern "C"

@@ -26,11 +26,8 @@ extern "C" {
 
 ft_status ft_reference_dlib_fit(const ft_model *model, const ft_image *frame, double x, double y, double w, double h,
                                 double *xy, ft_error *error) {
-    if (!model || !frame || !xy) return ft::set_error(error, "fit: null argument"), FT_ERR_ARGUMENT;
-    if (frame->empty() || (frame->type() != CV_8UC3 && frame->type() != CV_8UC1))
-        return ft::set_error(error, "fit: empty frame"), FT_ERR_ARGUMENT;
-    if (!(w > 1 && h > 1) || !std::isfinite(x) || !std::isfinite(y)) return ft::set_error(error, "fit: bad box"), FT_ERR_ARGUMENT;
-    return ft::guarded(error, "fit", [&] {
+    return ft::fit_in_box(model, frame, x, y, w, h, xy, error,
+                          [&](const dlib::cv_image<unsigned char> &image, const dlib::rectangle &rect) {
         // dlib's own shape_predictor for the same file, loaded on first use (about 100 MB, 0.5 s)
         // and kept for the process: it is for tests and benchmarks only.
         static std::mutex lock;
@@ -46,11 +43,7 @@ ft_status ft_reference_dlib_fit(const ft_model *model, const ft_image *frame, do
             }
             predictor = slot.get();
         }
-        cv::Mat storage;
-        dlib::cv_image<unsigned char> image(ft::gray_pixels(*frame, storage));
-        dlib::rectangle rect((long)std::lround(x), (long)std::lround(y), (long)std::lround(x + w), (long)std::lround(y + h));
-        ft::fill_landmarks((*predictor)(image, rect), xy);
-        return FT_OK;
+        return (*predictor)(image, rect);
     });
 }
 
