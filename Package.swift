@@ -3,8 +3,7 @@
 // state machine, the analysis front ends and the `liveness` command.
 //
 // Consumable by version: no target uses unsafe flags (SwiftPM refuses them in a package depended
-// on by version), and each product links what it uses. Two consequences (docs/architecture.md,
-// "Building"):
+// on by version), and each product links what it uses. Two consequences (docs/building.md):
 // - SwiftPM compiles C++ at -O0 in debug builds, where dlib's templates run ~150x slower: pass
 //   `-Xcxx -O2` to `swift build` / `swift test` in debug (the README's commands do), or build
 //   with `-c release`. The shim warns at compile time when it is built unoptimised.
@@ -29,7 +28,7 @@ let package = Package(
         // OpenCV 4.6 through pkg-config (Debian's libopencv-dev): the header search path
         // (/usr/include/opencv4) and the libraries. Debian's opencv4.pc lists all 56 modules, so
         // programs load them all at start: measured +0.12 s and +40 MB of mapped libraries per
-        // process against the six the shim uses (docs/architecture.md, "Building").
+        // process against the six the shim uses (docs/building.md).
         .systemLibrary(name: "COpenCV", path: "Sources/COpenCV", pkgConfig: "opencv4", providers: [.apt(["libopencv-dev"])]),
         // C header + C++ implementation over OpenCV 4.6 and dlib 19.24. The only code that
         // touches either library.

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The shim's build (docs/architecture.md, "Building"): optimised in the test build, and the HOG
+/// The shim's build (docs/building.md): optimised in the test build, and the HOG
 /// detector's two code paths (dlib compiled for AVX2/FMA, chosen at run time, and for baseline
 /// x86-64) give the same traces byte for byte.
 final class SIMDPathTests: XCTestCase {
