@@ -108,7 +108,8 @@ let package = Package(
                           path: "Tools/Benchmark"),
         // Paths of test inputs (generated samples, the shared real footage) for the test targets.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceTrackingReference", "LivenessCore", "TestSupport"]),
+        .testTarget(name: "FaceTrackingTests", dependencies: ["FaceTracking", "FaceTrackingReference", "LivenessCore", "TestSupport"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "LivenessCoreTests", dependencies: ["LivenessCore"]),
         .testTarget(name: "LivenessServiceTests", dependencies: ["LivenessService", "LivenessClient", "LivenessKit", "LivenessCore", "FaceTracking",
                                                                  "TestSupport", "LivenessStore", "LivenessEvidence"]),
