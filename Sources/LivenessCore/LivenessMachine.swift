@@ -103,7 +103,7 @@ public struct LivenessMachine: Sendable {
         }
         guide = GuideCircle(policy: policy)
         eyes = EyeClosureEstimator(policy: policy)
-        blinkEpisode = BlinkEpisode(reopenRatio: policy.eyeReopenRatio, reopenFrames: policy.eyeReopenFrames)
+        blinkEpisode = BlinkEpisode(policy: policy)
         eyeEdges = EyeEdgeBaseline(windowSeconds: policy.eyeEdgeWindowSeconds, percentile: policy.eyeEdgePercentile,
                                    minimumFrames: policy.eyeEdgeMinimumFrames)
         yawFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
@@ -168,7 +168,7 @@ public struct LivenessMachine: Sendable {
 
         guard phase == .scan, let autoshot = autoshotTimestamp else {
             frame.notCreditedReason = .notScanning
-            _ = observeBlinkEpisode(&frame, hasFace: o.face != nil)
+            _ = observeBlinkEpisode(&frame, face: o.face, timestampMicroseconds: o.timestampMicroseconds)
             emitHUD(for: frame, into: &events)
             frame.hud = hud!
             return LivenessStep(frame: frame, events: events)
@@ -186,7 +186,7 @@ public struct LivenessMachine: Sendable {
         // Crediting.
         assessCredit(of: o, yaw: yaw, into: &frame)
 
-        let blinkNow = observeBlinkEpisode(&frame, hasFace: o.face != nil)
+        let blinkNow = observeBlinkEpisode(&frame, face: o.face, timestampMicroseconds: o.timestampMicroseconds)
         if prompts != nil {
             var unfiltered: Double?
             if o.face != nil, let y = rawYaw, let base = yawBaseline.degrees {
@@ -406,15 +406,18 @@ public struct LivenessMachine: Sendable {
     /// The frame's part in the current blink episode (`BlinkEpisode`), recorded in
     /// `frame.eyesClosedEpisode`; true when the frame credits a blink (the episode's first
     /// credited closed frame).
-    private mutating func observeBlinkEpisode(_ frame: inout FrameAssessment, hasFace: Bool) -> Bool {
-        guard hasFace else {
+    private mutating func observeBlinkEpisode(_ frame: inout FrameAssessment, face: FaceObservation?,
+                                              timestampMicroseconds: Int64) -> Bool {
+        guard let face else {
             blinkEpisode.reset()
             return false
         }
         let threshold = policy.blinkClosureThreshold
         let blink = blinkEpisode.update(closedNow: frame.eyesClosed(threshold: threshold),
                                         closureBelow: (frame.eyeClosureMean ?? 0) < threshold,
-                                        edgeRelative: frame.eyeEdgeRelative, credited: frame.credited)
+                                        edgeRelative: frame.eyeEdgeRelative, edgeLeft: face.eyeEdgeLeft,
+                                        edgeRight: face.eyeEdgeRight, timestampMicroseconds: timestampMicroseconds,
+                                        credited: frame.credited)
         frame.eyesClosedEpisode = blinkEpisode.closed
         return blink
     }

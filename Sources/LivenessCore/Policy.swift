@@ -104,6 +104,17 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// Consecutive open-looking frames that end a blink episode: one closure of the eyes is one
     /// blink even when its landmark closure falls back under the threshold for a frame.
     public var eyeReopenFrames: Int = 2
+    /// The onset of a blink, judged against the moment before it: a closed frame starts a blink
+    /// episode only when the eyes' vertical-edge shares have fallen to at most this ratio
+    /// (dimensionless) of their median over the open frames of the last `eyeEdgeOnsetSeconds`
+    /// (`BlinkEpisode`). A real closure hides the iris within a frame or two; landmark lids that
+    /// close on an open eye (glare varying with the head's pose, a look down) leave the shares
+    /// where they were. Measured on the shared clips' labelled blinks (docs/blinks.md): real
+    /// blinks 0.28–0.64, the false closures 0.74 and 1.12. With `eyeEdgeCheck` 0 it is off too.
+    public var eyeEdgeOnsetRatio: Double = 0.7
+    /// Seconds before a closure whose open frames give the eyes' reference shares for
+    /// `eyeEdgeOnsetRatio` (at least two such frames; fewer: the onset is not judged).
+    public var eyeEdgeOnsetSeconds: Double = 0.5
 
     // MARK: Yaw conditioning (unfiltered yaw only)
 
@@ -212,7 +223,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case eyeDipReferenceSeconds, eyeClosureDeadZone, eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
         case eyeDipConfirmSeconds, eyeDeepDipLevel, eyeNodPitchDegrees, eyeNodWindowSeconds, eyeFitJumpRatio
         case eyeEdgeCheck, eyeEdgeMaxRatio, eyeEdgeWindowSeconds, eyeEdgePercentile, eyeEdgeMinimumFrames
-        case eyeReopenRatio, eyeReopenFrames
+        case eyeReopenRatio, eyeReopenFrames, eyeEdgeOnsetRatio, eyeEdgeOnsetSeconds
         case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
         case parallaxCheck, parallaxMinResidual, parallaxMinEyeDistancePixels
         case frozenCheck, frozenMaxDifference, frozenSeconds
@@ -261,6 +272,8 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.eyeEdgeMinimumFrames, &eyeEdgeMinimumFrames)
         try take(.eyeReopenRatio, &eyeReopenRatio)
         try take(.eyeReopenFrames, &eyeReopenFrames)
+        try take(.eyeEdgeOnsetRatio, &eyeEdgeOnsetRatio)
+        try take(.eyeEdgeOnsetSeconds, &eyeEdgeOnsetSeconds)
         try take(.yawMedianWindowSeconds, &yawMedianWindowSeconds)
         try take(.yawBaselineWindowSeconds, &yawBaselineWindowSeconds)
         try take(.yawSwayDegrees, &yawSwayDegrees)

@@ -46,7 +46,7 @@ public struct RecordingRun: Sendable {
         var eyes = EyeClosureEstimator(policy: policy)
         var edges = EyeEdgeBaseline(windowSeconds: policy.eyeEdgeWindowSeconds, percentile: policy.eyeEdgePercentile,
                                     minimumFrames: policy.eyeEdgeMinimumFrames)
-        var episode = BlinkEpisode(reopenRatio: policy.eyeReopenRatio, reopenFrames: policy.eyeReopenFrames)
+        var episode = BlinkEpisode(policy: policy)
         let outcome = try session.run { step in
             let r = step.record
             let t = step.observation.timestampMicroseconds
@@ -64,7 +64,8 @@ public struct RecordingRun: Sendable {
                                                          relative: relative, policy: policy)
                 let threshold = policy.blinkClosureThreshold
                 _ = episode.update(closedNow: (closure ?? 0) >= threshold && !openByEdges,
-                                   closureBelow: (closure ?? 0) < threshold, edgeRelative: relative, credited: true)
+                                   closureBelow: (closure ?? 0) < threshold, edgeRelative: relative,
+                                   edgeLeft: face.eyeEdgeLeft, edgeRight: face.eyeEdgeRight, timestampMicroseconds: t, credited: true)
             } else {
                 episode.reset()
             }
