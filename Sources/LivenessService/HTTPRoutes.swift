@@ -316,7 +316,7 @@ final class HTTPRoutes: @unchecked Sendable {
         if !body.isEmpty {
             // The package's strict reader: a duplicate key (two "policy" objects, a policy key
             // twice) is refused rather than resolved one way here and another in the caller's tools.
-            guard case .object(let object)? = try? JSONValue.parse(body) else {
+            guard let object = (try? JSONValue.parse(body))?.members else {
                 return .error(400, "invalidRequest", "the body must be a JSON object ({\"policy\": {...}, \"seed\": n, \"callbackUrl\": \"https://…\"}) with each key once, or empty")
             }
             for key in object.keys where key != "policy" && key != "seed" && key != "callbackUrl" {
@@ -326,7 +326,7 @@ final class HTTPRoutes: @unchecked Sendable {
             if let refusal = chosen.refusal { return refusal }
             callback = chosen.url
             if let overrides = object["policy"] {
-                guard case .object(let keys) = overrides else { return .error(400, "invalidRequest", "\"policy\" must be an object") }
+                guard let keys = overrides.members else { return .error(400, "invalidRequest", "\"policy\" must be an object") }
                 // Numbers, or a choice's name ("challengeMode": "passive"); never weaker than the
                 // service's policy, except that the relying party chooses the challenge mode.
                 do throws(StreamError) {
@@ -336,7 +336,7 @@ final class HTTPRoutes: @unchecked Sendable {
                 }
             }
             if let value = object["seed"] {
-                guard case .number(let n) = value, n >= 0, n < 9e15, n == n.rounded() else {
+                guard let n = value.double, n >= 0, n < 9e15, n == n.rounded() else {
                     return .error(400, "invalidRequest", "\"seed\" must be a whole number in 0…9e15")
                 }
                 seed = UInt64(n)
