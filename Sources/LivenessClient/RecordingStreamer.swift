@@ -56,10 +56,10 @@ public struct RecordingStreamer {
     public func run(_ source: FrameSource, onMessage: (String) -> Void = { _ in }) throws -> Outcome {
         let body = challengeMode.map { Array(#"{"policy":{"challengeMode":"\#($0.rawValue)"}}"#.utf8) } ?? []
         let created = try ServiceClient.request("POST", "/v1/sessions", at: address, tls: tls, bearer: bearer, body: body)
-        guard created.status == 201, let object = created.json, let id = object["id"] as? String, let token = object["token"] as? String else {
+        guard created.status == 201, let session = try? created.decoded(as: ServiceClient.CreatedSession.self) else {
             throw ClientError("POST /v1/sessions answered \(created.status): \(String(decoding: created.body, as: UTF8.self))")
         }
-        return try stream(source, id: id, token: token, onMessage: onMessage)
+        return try stream(source, id: session.id, token: session.token, onMessage: onMessage)
     }
 
     /// Streams `source` into session `id`, created beforehand (by the relying party, perhaps

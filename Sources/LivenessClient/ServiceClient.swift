@@ -55,8 +55,19 @@ public enum ServiceClient {
     public struct Response: Sendable {
         public var status: Int
         public var body: [UInt8]
-        /// The body as a JSON object, if it is one.
-        public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+
+        /// The body decoded as `type` (JSON).
+        /// - Throws: `DecodingError` when the body is not JSON of that shape.
+        public func decoded<T: Decodable>(as type: T.Type) throws -> T {
+            try JSONDecoder().decode(type, from: Data(body))
+        }
+    }
+
+    /// The part of `POST /v1/sessions`'s answer (201) a camera client needs: the session's id and
+    /// its single-use camera token.
+    public struct CreatedSession: Sendable, Decodable {
+        public var id: String
+        public var token: String
     }
 
     /// Sends one request and waits for the whole response (at most `timeout` seconds).

@@ -1,4 +1,3 @@
-import Foundation
 import LivenessKit
 
 /// What `liveness serve` allows, published in `/v1/capabilities` and in each `session` message.
@@ -67,11 +66,5 @@ public struct ServiceLimits: Sendable, Equatable {
                             uploadMaxFramePixels: frames.maxFramePixels, uploadMaxFrameSide: frames.maxFrameSide,
                             serverClockGraceSeconds: serverClockGraceSeconds, uploadMaxFramesPerSecond: frames.maxFramesPerSecond,
                             uploadMaxDecodedMegapixels: frames.maxDecodedMegapixels)
-    }
-
-    /// `published` as a JSON object for the HTTP routes' `[String: Any]` bodies.
-    var dictionary: [String: Any] {
-        let data = (try? JSONEncoder().encode(published)) ?? Data()
-        return ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any]) ?? [:]
     }
 }
