@@ -37,9 +37,12 @@ public struct RecordingStreamer {
     public struct Outcome {
         public var sessionID: String
         /// The `verdict` message, nil when the stream ended without one.
-        public var verdict: [String: Any]?
-        /// Every JSON message received, in order.
-        public var messages: [[String: Any]]
+        public var verdict: ServerMessage.Verdict?
+        /// Every text message received that is a `liveness-stream/1` message, in order.
+        public var messages: [ServerMessage]
+        /// Every text message received, as sent (JSON text), in order: also those that could not
+        /// be read as a `ServerMessage`.
+        public var texts: [String]
         /// Frames sent.
         public var framesSent: Int
         /// The session's report (`GET /v1/sessions/{id}`) when it could be read.
@@ -53,10 +56,10 @@ public struct RecordingStreamer {
     public func run(_ source: FrameSource, onMessage: (String) -> Void = { _ in }) throws -> Outcome {
         let body = challengeMode.map { Array(#"{"policy":{"challengeMode":"\#($0.rawValue)"}}"#.utf8) } ?? []
         let created = try ServiceClient.request("POST", "/v1/sessions", at: address, tls: tls, bearer: bearer, body: body)
-        guard created.status == 201, let object = created.json, let id = object["id"] as? String, let token = object["token"] as? String else {
+        guard created.status == 201, let session = try? created.decoded(as: ServiceClient.CreatedSession.self) else {
             throw ClientError("POST /v1/sessions answered \(created.status): \(String(decoding: created.body, as: UTF8.self))")
         }
-        return try stream(source, id: id, token: token, onMessage: onMessage)
+        return try stream(source, id: session.id, token: session.token, onMessage: onMessage)
     }
 
     /// Streams `source` into session `id`, created beforehand (by the relying party, perhaps
@@ -64,16 +67,17 @@ public struct RecordingStreamer {
     public func stream(_ source: FrameSource, id: String, token: String, onMessage: (String) -> Void = { _ in }) throws -> Outcome {
         let connection = try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: token, tls: tls)
         defer { connection.close() }
-        var outcome = Outcome(sessionID: id, verdict: nil, messages: [], framesSent: 0, report: nil)
+        var outcome = Outcome(sessionID: id, verdict: nil, messages: [], texts: [], framesSent: 0, report: nil)
         var closed = false
-        func take(_ message: WebSocketConnection.Received) -> [String: Any]? {
+        func take(_ message: WebSocketConnection.Received) -> ServerMessage? {
             switch message {
             case let .text(text):
                 onMessage(text)
-                guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return nil }
-                outcome.messages.append(object)
-                if object["type"] as? String == "verdict" { outcome.verdict = object }
-                return object
+                outcome.texts.append(text)
+                guard let decoded = try? ServerMessage(json: text) else { return nil }
+                outcome.messages.append(decoded)
+                if case let .verdict(verdict) = decoded { outcome.verdict = verdict }
+                return decoded
             case .closed:
                 closed = true
                 return nil
@@ -121,11 +125,11 @@ public struct RecordingStreamer {
             if lockStep {
                 while outcome.verdict == nil && !closed {
                     guard let message = connection.next(timeout: 60) else { throw ClientError("no answer for frame \(sequence) within 60 s") }
-                    guard let object = take(message) else { continue }
-                    if object["type"] as? String == "ack", (object["seq"] as? NSNumber)?.int64Value ?? -1 >= Int64(sequence) { break }
+                    guard let received = take(message) else { continue }
+                    if case let .ack(ack) = received, ack.seq >= Int64(sequence) { break }
                     // A refused frame (too large, not an image) is answered with an error and no
                     // ack: in lock-step it is the frame in flight, so the next one goes.
-                    if object["type"] as? String == "error" { break }
+                    if case .error = received { break }
                 }
             }
             sequence &+= 1

@@ -55,8 +55,19 @@ public enum ServiceClient {
     public struct Response: Sendable {
         public var status: Int
         public var body: [UInt8]
-        /// The body as a JSON object, if it is one.
-        public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+
+        /// The body decoded as `type` (JSON).
+        /// - Throws: `DecodingError` when the body is not JSON of that shape.
+        public func decoded<T: Decodable>(as type: T.Type) throws -> T {
+            try JSONDecoder().decode(type, from: Data(body))
+        }
+    }
+
+    /// The part of `POST /v1/sessions`'s answer (201) a camera client needs: the session's id and
+    /// its single-use camera token.
+    public struct CreatedSession: Sendable, Decodable {
+        public var id: String
+        public var token: String
     }
 
     /// Sends one request and waits for the whole response (at most `timeout` seconds).
@@ -88,11 +99,7 @@ func livenessLWSClientCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_rea
 func makeClientContext(target: AnyObject, protocolName: String, tls: ClientTLS,
                        keep: inout [UnsafeMutablePointer<CChar>]) throws(ClientError) -> (OpaquePointer, UnsafeMutablePointer<lws_protocols>) {
     lws_set_log_level(Int32(lws_shim_log_errors), livenessClientLWSLog)
-    func hold(_ s: String) -> UnsafeMutablePointer<CChar> {
-        let copy = strdup(s)!
-        keep.append(copy)
-        return copy
-    }
+    func hold(_ s: String) -> UnsafeMutablePointer<CChar> { holdCString(s, in: &keep) }
     let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
     protocols.initialize(repeating: lws_protocols(), count: 2)
     protocols[0].name = UnsafePointer(hold(protocolName))
@@ -109,6 +116,39 @@ func makeClientContext(target: AnyObject, protocolName: String, tls: ClientTLS,
         throw ClientError("libwebsockets could not create a client context")
     }
     return (context, protocols)
+}
+
+/// A C copy of `s` that lives until the caller frees what `keep` holds.
+func holdCString(_ s: String, in keep: inout [UnsafeMutablePointer<CChar>]) -> UnsafeMutablePointer<CChar> {
+    let copy = strdup(s)!
+    keep.append(copy)
+    return copy
+}
+
+/// Opens a client connection on `context` to `path` at `address`, over TLS when the address
+/// says so (`tls.insecure`: any certificate). `method` and `protocolName` go in the request when
+/// given; `origin` sends the host as the Origin header. The strings it needs are kept in `keep`.
+func connectClient(context: OpaquePointer, address: ServiceAddress, path: String, tls: ClientTLS, method: String? = nil,
+                   protocolName: String?, origin: Bool, keep: inout [UnsafeMutablePointer<CChar>]) throws(ClientError) -> OpaquePointer {
+    var info = lws_client_connect_info()
+    func hold(_ s: String) -> UnsafePointer<CChar> { UnsafePointer(holdCString(s, in: &keep)) }
+    info.context = context
+    info.address = hold(address.host)
+    info.port = Int32(address.port)
+    info.path = hold(path)
+    info.host = hold(address.host)
+    if origin { info.origin = hold(address.host) }
+    if let method { info.method = hold(method) }
+    if let protocolName { info.protocol = hold(protocolName) }
+    info.alpn = hold("http/1.1")
+    if address.tls {
+        info.ssl_connection = Int32(lws_shim_client_ssl) | (tls.insecure
+            ? Int32(lws_shim_client_allow_selfsigned | lws_shim_client_skip_hostname_check) : 0)
+    }
+    guard let wsi = lws_client_connect_via_info(&info) else {
+        throw ClientError("cannot connect to \(address.host):\(address.port)")
+    }
+    return wsi
 }
 
 /// Adds a header while a client handshake is built (`in` is a `char **`, `length` the room left).
@@ -150,28 +190,8 @@ final class ClientHTTPExchange: ClientCallbackTarget {
             lws_context_destroy(context)
             protocols.deallocate()
         }
-        var info = lws_client_connect_info()
-        let hold = { (s: String) -> UnsafePointer<CChar> in
-            let copy = strdup(s)!
-            strings.append(copy)
-            return UnsafePointer(copy)
-        }
-        info.context = context
-        info.address = hold(address.host)
-        info.port = Int32(address.port)
-        info.path = hold(path)
-        info.host = hold(address.host)
-        info.origin = hold(address.host)
-        info.method = hold(method)
-        info.protocol = protocols[0].name
-        info.alpn = hold("http/1.1")
-        if address.tls {
-            info.ssl_connection = Int32(lws_shim_client_ssl) | (tls.insecure
-                ? Int32(lws_shim_client_allow_selfsigned | lws_shim_client_skip_hostname_check) : 0)
-        }
-        guard lws_client_connect_via_info(&info) != nil else {
-            throw ClientError("cannot connect to \(address.host):\(address.port)")
-        }
+        _ = try connectClient(context: context, address: address, path: path, tls: tls, method: method, protocolName: "http",
+                              origin: true, keep: &strings)
         let deadline = Date().addingTimeInterval(timeout)
         while !done && Date() < deadline {
             if lws_service(context, 50) < 0 { break }
@@ -277,31 +297,13 @@ public final class WebSocketConnection: ClientCallbackTarget, @unchecked Sendabl
         let (context, protocols) = try makeClientContext(target: self, protocolName: StreamProtocol.subprotocol, tls: tls, keep: &strings)
         self.context = context
         self.protocols = protocols
-        var info = lws_client_connect_info()
-        func hold(_ s: String) -> UnsafePointer<CChar> {
-            let copy = strdup(s)!
-            strings.append(copy)
-            return UnsafePointer(copy)
-        }
-        info.context = context
-        info.address = hold(address.host)
-        info.port = Int32(address.port)
-        info.path = hold(path)
-        info.host = hold(address.host)
-        if !plain {
-            info.origin = hold(address.host)
-            info.protocol = hold(self.protocolHeader)
-        }
-        info.alpn = hold("http/1.1")
-        if address.tls {
-            info.ssl_connection = Int32(lws_shim_client_ssl) | (tls.insecure
-                ? Int32(lws_shim_client_allow_selfsigned | lws_shim_client_skip_hostname_check) : 0)
-        }
-        guard let wsi = lws_client_connect_via_info(&info) else {
+        do {
+            wsi = try connectClient(context: context, address: address, path: path, tls: tls,
+                                    protocolName: plain ? nil : self.protocolHeader, origin: !plain, keep: &strings)
+        } catch {
             close()
-            throw ClientError("cannot connect to \(address.host):\(address.port)")
+            throw error
         }
-        self.wsi = wsi
         let loop = Thread { [self] in serviceLoop() }
         loop.name = "liveness-ws-client"
         thread = loop

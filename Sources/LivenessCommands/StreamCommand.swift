@@ -63,8 +63,7 @@ package enum StreamCommand {
             let outcome = try streamer.run(source) { text in
                 if json {
                     console.out(text)
-                } else if let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
-                          let line = describe(object) {
+                } else if let message = try? ServerMessage(json: text), let line = describe(message) {
                     console.out(line)
                 }
             }
@@ -79,7 +78,7 @@ package enum StreamCommand {
                 console.error("error: the stream ended without a verdict")
                 return 2
             }
-            return verdict["status"] as? String == "passed" ? 0 : 1
+            return verdict.status == .passed ? 0 : 1
         } catch let error as UsageError {
             return console.usageError(error, spec: spec)
         } catch {
@@ -89,32 +88,24 @@ package enum StreamCommand {
     }
 
     /// One line per server message, for people.
-    static func describe(_ m: [String: Any]) -> String? {
-        let seq = (m["seq"] as? NSNumber)?.intValue ?? -1
-        let at = seq >= 0 ? "frame \(seq)" : "start"
-        switch m["type"] as? String {
-        case "session": return "session \(m["id"] as? String ?? "?") (\(m["protocol"] as? String ?? ""))"
-        case "hud":
-            var text = "\(at): \(m["text"] as? String ?? "")"
-            if let done = m["done"] as? NSNumber, let total = m["total"] as? NSNumber { text += " (\(done) of \(total))" }
+    static func describe(_ message: ServerMessage) -> String? {
+        let at = message.seq >= 0 ? "frame \(message.seq)" : "start"
+        switch message {
+        case let .session(m): return "session \(m.id) (\(m.protocol))"
+        case let .hud(m):
+            var text = "\(at): \(m.text)"
+            if let done = m.done, let total = m.total { text += " (\(done) of \(total))" }
             return text
-        case "prompt":
-            let index = (m["index"] as? NSNumber)?.intValue ?? -1
-            let seconds = (m["seconds"] as? NSNumber).map { String(format: " at %.2f s", $0.doubleValue) } ?? ""
-            return "\(at): prompt \(index + 1) of \(m["total"] ?? "?") shown: \(m["step"] as? String ?? "?")\(seconds)"
-        case "promptAnswered":
-            let index = (m["index"] as? NSNumber)?.intValue ?? -1
-            return "\(at): prompt \(index + 1) of \(m["total"] ?? "?"): \(m["outcome"] as? String ?? "?")"
-        case "autoshot": return "\(at): autoshot (\((m["framed"] as? Bool) == true ? "framed" : "fallback"))"
-        case "action": return "\(at): action done (\(m["done"] ?? "?") of \(m["total"] ?? "?"))"
-        case "snapshot": return "\(at): snapshot"
-        case "verdict":
-            let reason = (m["reason"] as? String).map { " (\($0))" } ?? ""
-            return "\(at): verdict \(m["status"] as? String ?? "?")\(reason)"
-        case "flow": return "\(at): flow \(m["state"] as? String ?? "") (\(m["dropped"] ?? 0) dropped)"
-        case "error": return "\(at): error \(m["code"] as? String ?? ""): \(m["message"] as? String ?? "")"
-        case "ack": return nil
-        default: return nil
+        case let .prompt(m):
+            return "\(at): prompt \(m.index + 1) of \(m.total) shown: \(m.step.rawValue)\(String(format: " at %.2f s", m.seconds))"
+        case let .promptAnswered(m): return "\(at): prompt \(m.index + 1) of \(m.total): \(m.outcome)"
+        case let .autoshot(m): return "\(at): autoshot (\(m.framed ? "framed" : "fallback"))"
+        case let .action(m): return "\(at): action done (\(m.done) of \(m.total))"
+        case .snapshot: return "\(at): snapshot"
+        case let .verdict(m): return "\(at): verdict \(m.status.rawValue)\(m.reason.map { " (\($0))" } ?? "")"
+        case let .flow(m): return "\(at): flow \(m.state.rawValue) (\(m.dropped) dropped)"
+        case let .error(m): return "\(at): error \(m.code.rawValue): \(m.message)"
+        case .ack: return nil
         }
     }
 }

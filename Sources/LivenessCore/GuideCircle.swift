@@ -4,7 +4,7 @@
 /// `guideRadius × min(width, height)` and the face centre's normalised coordinates are scaled by
 /// the frame's width and height, so the guide is a true circle on screen. Without a frame size the
 /// test is done in normalised units (radius `guideRadius`). A centre exactly on the rim is inside.
-public struct GuideCircle: Sendable, Equatable {
+public struct GuideCircle: Sendable, Equatable, Codable {
     /// Centre x, normalised 0…1 of the frame width.
     public var centerX: Double
     /// Centre y, normalised 0…1 of the frame height.

@@ -49,7 +49,7 @@ public enum PolicyFile {
         } catch {
             throw InputError(path: path, problem: error.message)
         }
-        guard case let .object(members) = value else {
+        guard let members = value.members else {
             throw InputError(path: path, problem: "a policy file holds one JSON object of policy keys, not \(value.typeName)")
         }
         var policy = LivenessPolicy()
@@ -60,13 +60,15 @@ public enum PolicyFile {
                 problems.append(unknownKey(key))
                 continue
             }
-            switch member {
-            case let .number(v):
+            if let v = member.double {
                 guard row.accepts(v) else {
                     problems.append(PolicyViolation(key: key, value: v, bound: row).description)
                     continue
                 }
                 row.set(v, in: &policy)
+                continue
+            }
+            switch member {
             case let .string(name) where row.choices != nil:
                 guard let v = row.value(ofChoice: name) else {
                     problems.append("policy key '\(key)' must be \(row.boundsDescription), not \"\(name.prefix(40))\"")

@@ -53,11 +53,11 @@ public enum ClientMessage: Sendable, Equatable {
         do { parsed = try JSONValue.parse(bytes) } catch {
             throw StreamError(.invalidMessage, "a text message must be one JSON object: \(error.message)")
         }
-        guard case .object(let object) = parsed else { throw StreamError(.invalidMessage, "a text message must be one JSON object") }
+        guard let object = parsed.members else { throw StreamError(.invalidMessage, "a text message must be one JSON object") }
         guard case .string(let type)? = object["type"] else { throw StreamError(.invalidMessage, "the message has no \"type\"") }
         func number(_ key: String, in o: [String: JSONValue]) throws(StreamError) -> Double? {
-            guard let value = o[key], value != .null else { return nil }
-            guard case .number(let n) = value, n.isFinite else {
+            guard let value = o[key], !value.isNull else { return nil }
+            guard let n = value.double, n.isFinite else {
                 throw StreamError(.invalidMessage, "\"\(key)\" must be a finite number")
             }
             return n
@@ -65,8 +65,8 @@ public enum ClientMessage: Sendable, Equatable {
         switch type {
         case "start":
             var start = Start()
-            if let policy = object["policy"], policy != .null {
-                guard case .object(let keys) = policy else { throw StreamError(.invalidMessage, "\"policy\" must be an object") }
+            if let policy = object["policy"], !policy.isNull {
+                guard let keys = policy.members else { throw StreamError(.invalidMessage, "\"policy\" must be an object") }
                 // Numbers, and the names of a choice key's values ("challengeMode": "prompted").
                 start.policy = try ServicePolicy.overrides(keys)
             }
@@ -83,7 +83,7 @@ public enum ClientMessage: Sendable, Equatable {
                 guard fps >= 0, fps <= 1000 else { throw StreamError(.invalidMessage, "\"fps\" must be in 0…1000") }
                 start.framesPerSecond = fps
             }
-            if let ack = object["ack"], ack != .null {
+            if let ack = object["ack"], !ack.isNull {
                 guard case .bool(let flag) = ack else {
                     throw StreamError(.invalidMessage, "\"ack\" must be true or false")
                 }
@@ -99,7 +99,7 @@ public enum ClientMessage: Sendable, Equatable {
             }
             var samples: [MotionSample] = []
             for (i, item) in list.enumerated() {
-                guard case .object(let s) = item, let t = try number("t", in: s), let x = try number("x", in: s),
+                guard let s = item.members, let t = try number("t", in: s), let x = try number("x", in: s),
                       let y = try number("y", in: s), let z = try number("z", in: s)
                 else { throw StreamError(.invalidMessage, "motion sample \(i) needs numbers t, x, y, z") }
                 guard abs(t) < 9e18, abs(x) < 1e4, abs(y) < 1e4, abs(z) < 1e4 else {

@@ -17,13 +17,16 @@ struct HTTPResponse: Sendable {
     /// Send the status and headers only (the answer to HEAD); Content-Length stays the body's.
     var headOnly = false
 
-    static func json(_ status: Int, _ object: Any, headers: [(String, String)] = []) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted])) ?? Data()
+    /// A JSON body (`HTTPBody`): indented, keys sorted, slashes unescaped, ending in a newline.
+    static func json(_ status: Int, _ value: some Encodable, headers: [(String, String)] = []) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        let data = (try? encoder.encode(value)) ?? Data()
         return HTTPResponse(status: status, contentType: "application/json", body: [UInt8](data) + [0x0A], headers: headers)
     }
 
     static func error(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = []) -> HTTPResponse {
-        json(status, ["error": ["code": code, "message": message]], headers: headers)
+        json(status, HTTPBody.Failure(code: code, message: message), headers: headers)
     }
 
     /// Headers on every response: nothing cached (results are personal data), no referrer, the
@@ -58,8 +61,6 @@ final class HTTPRoutes: @unchecked Sendable {
     let metrics: ServiceMetrics
     /// Extra routes (the hosted web flow's pages), tried first.
     var pages: ((HTTPRequest) -> HTTPResponse?)?
-    /// Fields added to `/v1/capabilities` (the signing key, once configured).
-    var capabilityExtras: [String: Any] = [:]
     /// The hosted web flow: `GET /`, its assets, and with `--demo` the page's own sessions.
     let webFlow: WebFlow
     /// The `Host` values the demo route answers: the loopback names with the bound port (set by
@@ -93,8 +94,7 @@ final class HTTPRoutes: @unchecked Sendable {
     /// not answered here (`LivenessServer` runs it off the loop).
     func respond(_ request: HTTPRequest) -> HTTPResponse {
         let response = route(request)
-        if response.status >= 400, let code = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-            .flatMap({ $0["error"] as? [String: Any] })?["code"] as? String {
+        if response.status >= 400, let code = (try? JSONValue.parse(response.body))?["error"]?["code"]?.string {
             metrics.error(code)
         }
         return response
@@ -111,15 +111,15 @@ final class HTTPRoutes: @unchecked Sendable {
         if parts == ["healthz"] && get {
             // Readiness: with a store, only while it answers (an instance that cannot read or
             // write its sessions must be taken out of a load balancer's rotation).
-            guard let store = host.store else { return .json(200, ["status": "ok", "activeSessions": host.activeSessions]) }
+            guard let store = host.store else { return .json(200, HTTPBody.Health(status: "ok", activeSessions: host.activeSessions)) }
             let started = ContinuousClock.now
             do {
                 try store.check()
                 metrics.storeCall("check", seconds: (ContinuousClock.now - started).inSeconds)
-                return .json(200, ["status": "ok", "activeSessions": host.activeSessions, "store": "ok"])
+                return .json(200, HTTPBody.Health(status: "ok", activeSessions: host.activeSessions, store: "ok"))
             } catch {
                 metrics.storeCall("check", seconds: (ContinuousClock.now - started).inSeconds, failed: true)
-                return .json(503, ["status": "unavailable", "activeSessions": host.activeSessions, "store": "unreachable"],
+                return .json(503, HTTPBody.Health(status: "unavailable", activeSessions: host.activeSessions, store: "unreachable"),
                              headers: [("retry-after", "5")])
             }
         }
@@ -156,7 +156,7 @@ final class HTTPRoutes: @unchecked Sendable {
                 return .error(404, "notFound", "no session \(id) (unknown, or its result has expired)")
             }
             guard result.state == "finished", let data = result.report else {
-                return .json(202, ["id": id, "state": result.state])
+                return .json(202, HTTPBody.SessionState(id: id, state: result.state))
             }
             // With a key, the result points to its signature (RFC 8288 link), fetched beside it.
             var headers: [(String, String)] = result.signature == nil ? [] : [("link", "</v1/sessions/\(id)/report.sig>; rel=\"signature\"")]
@@ -174,7 +174,7 @@ final class HTTPRoutes: @unchecked Sendable {
                 return .error(401, "unauthorized", "send the session token as Authorization: Bearer")
             }
             switch host.peek(id: parts[2], token: Array(header.dropFirst(7).utf8)) {
-            case .success: return .json(200, ["id": parts[2], "state": "created"])
+            case .success: return .json(200, HTTPBody.SessionState(id: parts[2], state: "created"))
             case .failure(.alreadyStarted): return .error(410, "used", "this session's stream was already opened: the link is spent")
             case .failure(.storeUnavailable): return storeUnavailable()
             case .failure: return .error(404, "notFound", "no such session for this token (unknown, expired or finished)")
@@ -191,7 +191,7 @@ final class HTTPRoutes: @unchecked Sendable {
             guard let result = found else {
                 return .error(404, "notFound", "no session \(id) (unknown, or its result has expired)")
             }
-            guard result.state == "finished" else { return .json(202, ["id": id, "state": result.state]) }
+            guard result.state == "finished" else { return .json(202, HTTPBody.SessionState(id: id, state: result.state)) }
             guard let signature = result.signature else {
                 return .error(500, "internal", "the report of session \(id) could not be signed")
             }
@@ -210,7 +210,7 @@ final class HTTPRoutes: @unchecked Sendable {
             guard let result = found else {
                 return .error(404, "notFound", "no session \(id) (unknown, or its result has expired)")
             }
-            guard result.state == "finished" else { return .json(202, ["id": id, "state": result.state]) }
+            guard result.state == "finished" else { return .json(202, HTTPBody.SessionState(id: id, state: result.state)) }
             guard result.prompted else {
                 return .error(404, "notPrompted", "session \(id) was passive: it issued no prompts")
             }
@@ -303,7 +303,7 @@ final class HTTPRoutes: @unchecked Sendable {
 
     private func createDemoSession() -> HTTPResponse {
         let response = createSession([])
-        if response.status == 201, let id = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["id"] as? String {
+        if response.status == 201, let id = (try? JSONValue.parse(response.body))?["id"]?.string {
             demoSessions.append(id)
         }
         return response
@@ -316,7 +316,7 @@ final class HTTPRoutes: @unchecked Sendable {
         if !body.isEmpty {
             // The package's strict reader: a duplicate key (two "policy" objects, a policy key
             // twice) is refused rather than resolved one way here and another in the caller's tools.
-            guard case .object(let object)? = try? JSONValue.parse(body) else {
+            guard let object = (try? JSONValue.parse(body))?.members else {
                 return .error(400, "invalidRequest", "the body must be a JSON object ({\"policy\": {...}, \"seed\": n, \"callbackUrl\": \"https://…\"}) with each key once, or empty")
             }
             for key in object.keys where key != "policy" && key != "seed" && key != "callbackUrl" {
@@ -326,7 +326,7 @@ final class HTTPRoutes: @unchecked Sendable {
             if let refusal = chosen.refusal { return refusal }
             callback = chosen.url
             if let overrides = object["policy"] {
-                guard case .object(let keys) = overrides else { return .error(400, "invalidRequest", "\"policy\" must be an object") }
+                guard let keys = overrides.members else { return .error(400, "invalidRequest", "\"policy\" must be an object") }
                 // Numbers, or a choice's name ("challengeMode": "passive"); never weaker than the
                 // service's policy, except that the relying party chooses the challenge mode.
                 do throws(StreamError) {
@@ -336,7 +336,7 @@ final class HTTPRoutes: @unchecked Sendable {
                 }
             }
             if let value = object["seed"] {
-                guard case .number(let n) = value, n >= 0, n < 9e15, n == n.rounded() else {
+                guard let n = value.double, n >= 0, n < 9e15, n == n.rounded() else {
                     return .error(400, "invalidRequest", "\"seed\" must be a whole number in 0…9e15")
                 }
                 seed = UInt64(n)
@@ -352,43 +352,32 @@ final class HTTPRoutes: @unchecked Sendable {
             return storeUnavailable()
         }
         let formatter = ISO8601DateFormatter()
-        return .json(201, [
-            "id": created.id, "token": created.token, "expiresAt": formatter.string(from: created.expiresAt),
-            "stream": "/v1/sessions/\(created.id)/stream", "limits": configuration.limits.dictionary,
-        ])
+        return .json(201, HTTPBody.CreatedSession(id: created.id, token: created.token, expiresAt: formatter.string(from: created.expiresAt),
+                                                   stream: "/v1/sessions/\(created.id)/stream", limits: configuration.limits.published))
     }
 
     /// `GET /v1/capabilities`: what the service does and accepts.
-    func capabilities() -> [String: Any] {
-        let policy = (try? JSONSerialization.jsonObject(with: JSONEncoder().encode(configuration.policy))) ?? [:]
-        var out: [String: Any] = [
-            "engine": ["name": "liveness", "version": LivenessEngine.version],
-            "protocol": StreamProtocol.version,
-            "subprotocol": StreamProtocol.subprotocol,
-            "actions": Action.allCases.map(\.rawValue),
-            "policy": ["defaults": policy, "clientOverrides": "any key within its bounds, never weaker than the session's policy (a prompted session stays prompted)"],
-            "limits": configuration.limits.dictionary.merging(
-                ["memoryWorstCaseBytes": configuration.limits.worstCaseMemoryBytes(workers: configuration.workers)]) { a, _ in a },
-            "formats": [
-                "frames": FrameFormat.allCases.map(\.name),
-                "uploads": InputList.extensions.sorted(),
-            ],
-            "tls": configuration.usesTLS,
+    func capabilities() -> HTTPBody.Capabilities {
+        let limits = configuration.limits
+        return HTTPBody.Capabilities(
+            engine: .init(name: "liveness", version: LivenessEngine.version),
+            protocol: StreamProtocol.version,
+            subprotocol: StreamProtocol.subprotocol,
+            actions: Action.allCases.map(\.rawValue),
+            policy: .init(defaults: configuration.policy,
+                          clientOverrides: "any key within its bounds, never weaker than the session's policy (a prompted session stays prompted)"),
+            limits: .init(published: limits.published, memoryWorstCaseBytes: limits.worstCaseMemoryBytes(workers: configuration.workers)),
+            formats: .init(frames: FrameFormat.allCases.map(\.name), uploads: InputList.extensions.sorted()),
+            tls: configuration.usesTLS,
             // Verifiers pin this key out of band; report.sig also names it, but is never trusted for it.
-            "signing": configuration.signingKey.map { key -> Any in [
-                "format": SignatureEnvelope.format, "algorithm": SignatureEnvelope.algorithm,
-                "publicKey": key.publicKey.base64, "fingerprint": key.publicKey.fingerprint,
-                "reportSignature": "/v1/sessions/{id}/report.sig", "signedUpload": HTTPRoutes.signedUploadPath,
-                "promptLog": "/v1/sessions/{id}/prompts.jsonl", "promptLogFormat": PromptLog.format,
-            ] } ?? NSNull(),
+            signing: configuration.signingKey.map { key in
+                .init(format: SignatureEnvelope.format, algorithm: SignatureEnvelope.algorithm,
+                      publicKey: key.publicKey.base64, fingerprint: key.publicKey.fingerprint,
+                      reportSignature: "/v1/sessions/{id}/report.sig", signedUpload: HTTPRoutes.signedUploadPath,
+                      promptLog: "/v1/sessions/{id}/prompts.jsonl", promptLogFormat: PromptLog.format)
+            },
             // Sessions are prompted unless the relying party asks for passive (docs/prompted-challenge.md).
-            "challenge": [
-                "defaultMode": configuration.policy.challengeMode.rawValue,
-                "modes": ChallengeMode.allCases.map(\.rawValue),
-                "steps": PromptStep.allCases.map(\.rawValue),
-            ],
-        ]
-        for (key, value) in capabilityExtras { out[key] = value }
-        return out
+            challenge: .init(defaultMode: configuration.policy.challengeMode.rawValue,
+                             modes: ChallengeMode.allCases.map(\.rawValue), steps: PromptStep.allCases.map(\.rawValue)))
     }
 }

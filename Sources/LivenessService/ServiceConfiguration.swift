@@ -81,7 +81,7 @@ public struct ServiceConfiguration: Sendable {
         var policy = try PolicyFile.load(path, allowWeaker: allowWeaker)
         // The file was read and validated above: a JSON object of at most PolicyFile.maximumBytes.
         let named = FileManager.default.contents(atPath: path)
-            .flatMap { try? JSONSerialization.jsonObject(with: $0, options: [.fragmentsAllowed]) as? [String: Any] }?
+            .flatMap { (try? JSONValue.parse([UInt8]($0)))?.members }?
             .keys.contains(ServicePolicy.challengeModeKey) ?? false
         if !named { policy.challengeMode = .prompted }
         return policy

@@ -54,18 +54,17 @@ public struct ServiceLimits: Sendable, Equatable {
         Self.baseMemoryBytes + maxSessions * sessionMemoryBytes + max(1, workers) * workerMemoryBytes
     }
 
-    /// The limits as a JSON object (for `session` and `/v1/capabilities`), with the engine's frame limits.
-    var dictionary: [String: Any] {
+    /// The limits as published (the `session` message, a created session, `/v1/capabilities`),
+    /// with the engine's frame limits for uploads.
+    var published: StreamLimits {
         let frames = ResourceLimits.standard
-        return [
-            "maxSessions": maxSessions, "maxMessageBytes": maxMessageBytes, "maxFramesPerSession": maxFramesPerSession,
-            "maxFramesPerSecond": maxFramesPerSecond, "idleTimeoutSeconds": idleTimeoutSeconds,
-            "startTimeoutSeconds": startTimeoutSeconds, "resultRetentionSeconds": resultRetentionSeconds,
-            "maxUploadBytes": maxUploadBytes, "maxFramePixels": maxStreamFramePixels, "maxFrameSide": maxStreamFrameSide,
-            "uploadMaxFramePixels": frames.maxFramePixels, "uploadMaxFrameSide": frames.maxFrameSide,
-            "serverClockGraceSeconds": serverClockGraceSeconds,
-            // Uploads are analysed like files: the per-input budget of docs/hardening.md.
-            "uploadMaxFramesPerSecond": frames.maxFramesPerSecond, "uploadMaxDecodedMegapixels": frames.maxDecodedMegapixels,
-        ]
+        // Uploads are analysed like files: the per-input budget of docs/hardening.md.
+        return StreamLimits(maxSessions: maxSessions, maxMessageBytes: maxMessageBytes, maxFramesPerSession: maxFramesPerSession,
+                            maxFramesPerSecond: maxFramesPerSecond, idleTimeoutSeconds: idleTimeoutSeconds,
+                            startTimeoutSeconds: startTimeoutSeconds, resultRetentionSeconds: resultRetentionSeconds,
+                            maxUploadBytes: maxUploadBytes, maxFramePixels: maxStreamFramePixels, maxFrameSide: maxStreamFrameSide,
+                            uploadMaxFramePixels: frames.maxFramePixels, uploadMaxFrameSide: frames.maxFrameSide,
+                            serverClockGraceSeconds: serverClockGraceSeconds, uploadMaxFramesPerSecond: frames.maxFramesPerSecond,
+                            uploadMaxDecodedMegapixels: frames.maxDecodedMegapixels)
     }
 }

@@ -46,7 +46,7 @@ enum ServicePolicy {
     static func overrides(_ object: [String: JSONValue]) throws(StreamError) -> [String: Double] {
         var out: [String: Double] = [:]
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {
-            if value == .null { continue }
+            if value.isNull { continue }
             if case .string(let name) = value {
                 guard let row = LivenessPolicy.bound(forKey: key) else {
                     throw StreamError(.invalidMessage, "unknown policy key \"\(key)\"")
@@ -61,7 +61,7 @@ enum ServicePolicy {
                 out[key] = index
                 continue
             }
-            guard case .number(let n) = value, n.isFinite else {
+            guard let n = value.double, n.isFinite else {
                 let names = LivenessPolicy.bound(forKey: key)?.choices.map { " or one of " + $0.map { "\"\($0)\"" }.joined(separator: ", ") } ?? ""
                 throw StreamError(.invalidMessage, "policy \"\(key)\" must be a finite number\(names)")
             }

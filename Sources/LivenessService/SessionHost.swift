@@ -148,7 +148,7 @@ final class SessionHost: @unchecked Sendable {
             session.busy = false
             if session.slowSignalled && session.frame == nil && session.state == .streaming {
                 session.slowSignalled = false
-                messages.insert(.text(ServerMessage.flow(state: "resume", dropped: session.dropped, seq: session.lastSequence).json()),
+                messages.insert(.text(ServerMessage.flow(.resume, dropped: session.dropped, seq: session.lastSequence).json()),
                                 at: messages.firstIndex(where: { if case .close = $0 { return true } else { return false } }) ?? messages.count)
             }
             if let connection = session.connection, !messages.isEmpty { outbox[connection, default: []] += messages }
@@ -581,7 +581,7 @@ final class SessionHost: @unchecked Sendable {
                 dropped = true
                 if !session.slowSignalled, let connection = session.connection {
                     session.slowSignalled = true
-                    outbox[connection, default: []].append(.text(ServerMessage.flow(state: "slow", dropped: session.dropped,
+                    outbox[connection, default: []].append(.text(ServerMessage.flow(.slow, dropped: session.dropped,
                                                                                    seq: session.lastSequence).json()))
                 }
             }

@@ -131,7 +131,7 @@ final class MultiInstanceTests: XCTestCase {
             XCTAssertEqual(verdict["status"] as? String, offline["status"] as? String, clip)
             XCTAssertEqual(verdict["reason"] as? String, offline["reason"] as? String, clip)
             XCTAssertEqual((verdict["seconds"] as? NSNumber)?.doubleValue, (offline["seconds"] as? NSNumber)?.doubleValue, clip)
-            XCTAssertEqual(outcome.verdict?["status"] as? String, offline["status"] as? String, "\(clip): the camera was told the same")
+            XCTAssertEqual(outcome.verdict?.status.rawValue, offline["status"] as? String, "\(clip): the camera was told the same")
             statuses.append(verdict["status"] as? String ?? "")
         }
         XCTAssertEqual(statuses, ["passed", "failed"], "a live recording and a photo")
@@ -147,7 +147,7 @@ final class MultiInstanceTests: XCTestCase {
         var streamer = RecordingStreamer(address: cluster.balancer)
         streamer.challengeMode = .passive
         let finished = try streamer.run(try FrameSource(path: try Fixtures.generated("cases/blink-then-turn/video.mp4")))
-        XCTAssertEqual(finished.verdict?["status"] as? String, "passed")
+        XCTAssertEqual(finished.verdict?.status, .passed)
         let waiting = try createSession(cluster)
         let waitingRow = try cluster.postgres.psql("SELECT state, encode(token_sha256, 'hex'), expires_at FROM liveness_sessions WHERE id = '\(waiting.id)'")
 
@@ -207,14 +207,14 @@ final class MultiInstanceTests: XCTestCase {
         // The session created before the kill streams through the survivor.
         let late = try RecordingStreamer(address: cluster.balancer).stream(try FrameSource(path: try Fixtures.generated("astronaut-still.mp4")),
                                                                            id: waiting.id, token: waiting.token)
-        XCTAssertEqual(late.verdict?["status"] as? String, "failed")
-        XCTAssertEqual(late.verdict?["reason"] as? String, "notVerified", "the camera is not told which check failed")
+        XCTAssertEqual(late.verdict?.status, .failed)
+        XCTAssertEqual(late.verdict?.reason, "notVerified", "the camera is not told which check failed")
         XCTAssertEqual(try cluster.postgres.psql("SELECT status, reason, owner FROM liveness_sessions WHERE id = '\(waiting.id)'"),
                        ["failed|presentationAttack|\(cluster.storeIDs[survivor]!)"])
         // New sessions through haproxy: every one on the survivor, and one streamed to its verdict.
         for _ in 0..<4 { XCTAssertEqual(try createSession(cluster).creator, survivor) }
         let fresh = try streamer.run(try FrameSource(path: try Fixtures.generated("cases/blink-then-turn/video.mp4")))
-        XCTAssertEqual(fresh.verdict?["status"] as? String, "passed")
+        XCTAssertEqual(fresh.verdict?.status, .passed)
         XCTAssertEqual(try cluster.postgres.psql("SELECT owner FROM liveness_sessions WHERE id = '\(fresh.sessionID)'"), [cluster.storeIDs[survivor]!])
         XCTAssertTrue(cluster.instances[survivor]!.isRunning)
         XCTAssertEqual(try cluster.postgres.psql("SELECT count(*) FROM liveness_sessions WHERE state = 'streaming'"), ["0"])

@@ -229,42 +229,41 @@ final class PromptedServiceTests: XCTestCase {
         XCTAssertEqual(prompts.source, "seed")
 
         // The client's messages: one `prompt` per prompt shown, its text the step's instruction.
-        let shownMessages = outcome.messages.filter { $0["type"] as? String == "prompt" }
+        let shownMessages = outcome.messages.compactMap { if case let .prompt(prompt) = $0 { prompt } else { nil } }
         XCTAssertFalse(shownMessages.isEmpty, "the face is ready within 2 s of the autoshot: a prompt is shown")
         XCTAssertEqual(shownMessages.count, prompts.shown.count)
         for (message, shown) in zip(shownMessages, prompts.shown) {
-            XCTAssertEqual(message["index"] as? Int, shown.index)
-            XCTAssertEqual(message["step"] as? String, shown.step.rawValue)
-            XCTAssertEqual(message["text"] as? String, Self.promptTexts[shown.step.rawValue])
-            XCTAssertEqual(message["total"] as? Int, prompts.steps.count)
-            XCTAssertEqual((message["seconds"] as? NSNumber)?.doubleValue, shown.seconds)
-            XCTAssertEqual((message["seq"] as? NSNumber)?.intValue, shown.frame, "frames are sent in order from sequence 0")
+            XCTAssertEqual(message.index, shown.index)
+            XCTAssertEqual(message.step, shown.step)
+            XCTAssertEqual(message.text, Self.promptTexts[shown.step.rawValue])
+            XCTAssertEqual(message.total, prompts.steps.count)
+            XCTAssertEqual(message.seconds, shown.seconds)
+            XCTAssertEqual(message.seq, Int64(shown.frame), "frames are sent in order from sequence 0")
         }
         // The HUD names the open prompt and shows its text.
-        var open: String?
+        var open: PromptStep?
         var promptHUDs = 0
         for message in outcome.messages {
-            switch message["type"] as? String {
-            case "prompt": open = message["step"] as? String
-            case "promptAnswered": open = nil
-            case "hud" where message["state"] as? String == "prompt":
+            switch message {
+            case let .prompt(prompt): open = prompt.step
+            case .promptAnswered: open = nil
+            case let .hud(hud) where hud.state == "prompt":
                 promptHUDs += 1
-                XCTAssertEqual(message["prompt"] as? String, open, "\(message)")
-                XCTAssertEqual(message["text"] as? String, open.flatMap { Self.promptTexts[$0] })
+                XCTAssertEqual(hud.prompt, open, "\(message)")
+                XCTAssertEqual(hud.text, open.flatMap { Self.promptTexts[$0.rawValue] })
             default: break
             }
         }
         XCTAssertGreaterThanOrEqual(promptHUDs, shownMessages.count, "each prompt is on the HUD")
         // Every answer the client was told, as the report has it (`anticipated` is told as notFollowed).
-        let answered = outcome.messages.filter { $0["type"] as? String == "promptAnswered" }
+        let answered = outcome.messages.compactMap { if case let .promptAnswered(answer) = $0 { answer } else { nil } }
         let decided = prompts.shown.filter { $0.outcome != .pending }
-        XCTAssertEqual(answered.compactMap { $0["index"] as? Int }, decided.map(\.index))
-        XCTAssertEqual(answered.compactMap { $0["outcome"] as? String },
-                       decided.map { $0.outcome == .anticipated ? "notFollowed" : $0.outcome.rawValue })
-        let actions = outcome.messages.filter { $0["type"] as? String == "action" }
+        XCTAssertEqual(answered.map(\.index), decided.map(\.index))
+        XCTAssertEqual(answered.map(\.outcome), decided.map { $0.outcome == .anticipated ? "notFollowed" : $0.outcome.rawValue })
+        let actions = outcome.messages.compactMap { if case let .action(action) = $0 { action } else { nil } }
         XCTAssertEqual(actions.count, prompts.shown.filter { $0.outcome == .followed }.count)
-        XCTAssertTrue(actions.allSatisfy { $0["total"] as? Int == prompts.steps.count }, "one action per step: \(actions)")
-        XCTAssertEqual(outcome.verdict?["reason"] as? String, report.verdict.reason?.rawValue)
+        XCTAssertTrue(actions.allSatisfy { $0.total == prompts.steps.count }, "one action per step: \(actions)")
+        XCTAssertEqual(outcome.verdict?.reason, report.verdict.reason?.rawValue)
         print("prompted stream (\(URL(fileURLWithPath: clip).deletingLastPathComponent().lastPathComponent), seed \(promptSeed)): plan \(prompts.steps.map(\.rawValue)), outcomes \(prompts.shown.map(\.outcome.rawValue)), reactions \(prompts.shown.map { $0.reactionSeconds.map { "\($0) s" } ?? "-" }), unprompted turn \(prompts.unpromptedTurn.map { "\($0.seconds) s" } ?? "none"), verdict \(report.verdict.reason?.rawValue ?? "passed")")
 
         // The signed log: downloaded with the API token, verified with the service's key only.

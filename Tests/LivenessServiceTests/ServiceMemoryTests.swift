@@ -45,7 +45,7 @@ final class ServiceMemoryTests: XCTestCase {
                 defer { group.leave() }
                 var streamer = RecordingStreamer(address: address)
                 streamer.jpeg = true
-                if let outcome = try? streamer.run(try FrameSource(path: clip)) { verdicts.add(outcome.verdict?["status"] as? String) }
+                if let outcome = try? streamer.run(try FrameSource(path: clip)) { verdicts.add(outcome.verdict?.status.rawValue) }
             }
         }
         XCTAssertEqual(group.wait(timeout: .now() + 300), .success, "the sessions ended")  // a hang guard

@@ -1,5 +1,6 @@
 import FaceTracking
 import Foundation
+import LivenessClient
 import LivenessService
 import LivenessStore
 import XCTest
@@ -13,6 +14,12 @@ import FoundationNetworking
 /// that is not the engine's own) with their headers.
 enum ServiceTestSupport {
     static let model = try? LandmarkModel.load()
+}
+
+extension ServiceClient.Response {
+    /// The body read by Foundation's `JSONSerialization` as an object: the tests' view of what
+    /// the service answers, independent of the types it encodes them with.
+    var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
 }
 
 extension XCTestCase {

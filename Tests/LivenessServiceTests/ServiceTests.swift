@@ -107,12 +107,18 @@ final class ServiceTests: XCTestCase {
             }
             // The camera client's messages: the HUD changes, autoshot, actions done, snapshot,
             // verdict, in analyze's order (never which action, never a score).
-            let kinds = outcome.messages.compactMap { $0["type"] as? String }.filter { $0 != "ack" && $0 != "session" }
-            let huds = outcome.messages.filter { $0["type"] as? String == "hud" }.compactMap { $0["state"] as? String }
+            XCTAssertEqual(outcome.messages.count, outcome.texts.count, "every text message is a ServerMessage: \(outcome.texts)")
+            let kinds = outcome.messages.map(\.type).filter { $0 != "ack" && $0 != "session" }
+            let huds = outcome.messages.compactMap { if case let .hud(hud) = $0 { hud.state } else { nil } }
             XCTAssertEqual(huds.first, "progress", clip)
             XCTAssertEqual(kinds.filter { $0 == "action" }.count, [report.actions.blink.credited, report.actions.turnHead.credited].filter { $0 }.count, clip)
             XCTAssertEqual(kinds.last, "verdict", clip)
-            XCTAssertFalse(outcome.messages.contains { $0["action"] != nil || $0["value"] != nil }, "no action names or scores to the camera")
+            // The text as sent, read without `ServerMessage` (whose decoding would skip any
+            // extra key): the same types, and no action name or score anywhere.
+            let raw = outcome.texts.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+            XCTAssertEqual(raw.count, outcome.texts.count, "every message is a JSON object")
+            XCTAssertEqual(raw.compactMap { $0["type"] as? String }.filter { $0 != "ack" && $0 != "session" }, kinds, clip)
+            XCTAssertFalse(raw.contains { $0["action"] != nil || $0["value"] != nil }, "no action names or scores to the camera")
             if report.verdict.status == .passed {
                 XCTAssertEqual(kinds.suffix(4), ["action", "snapshot", "hud", "verdict"], clip)
             }
@@ -132,7 +138,7 @@ final class ServiceTests: XCTestCase {
                 var streamer = RecordingStreamer(address: address)
                 streamer.challengeMode = .passive
                 let outcome = try streamer.run(try FrameSource(path: clips[i]))
-                results.set(i, outcome.verdict?["status"] as? String ?? "none")
+                results.set(i, outcome.verdict?.status.rawValue ?? "none")
             } catch {
                 results.set(i, "error: \(error)")
             }
@@ -408,8 +414,8 @@ final class ServiceTests: XCTestCase {
         streamer.jpeg = true
         let outcome = try streamer.run(try FrameSource(path: clip))
         XCTAssertEqual(outcome.framesSent, 6)
-        XCTAssertEqual(outcome.messages.filter { $0["type"] as? String == "error" && $0["code"] as? String == "frameTooLarge" }.count, 6)
-        XCTAssertEqual(outcome.verdict?["reason"] as? String, "cancelled", "the recording ended: the client cancelled")
+        XCTAssertEqual(outcome.messages.filter { if case let .error(error) = $0 { error.code == .frameTooLarge } else { false } }.count, 6)
+        XCTAssertEqual(outcome.verdict?.reason, "cancelled", "the recording ended: the client cancelled")
     }
 
     func testTokensAreCheckedAndSingleUse() throws {
@@ -503,7 +509,7 @@ final class ServiceTests: XCTestCase {
         var streamer = RecordingStreamer(address: try address(server))
         streamer.tls = ClientTLS(caFile: cert)
         let outcome = try streamer.run(try FrameSource(path: try Fixtures.generated("astronaut-still.mp4")))
-        XCTAssertEqual(outcome.verdict?["status"] as? String, "failed")
+        XCTAssertEqual(outcome.verdict?.status, .failed)
         XCTAssertNotNil(outcome.report)
         // Without trusting the certificate the client refuses the server.
         XCTAssertThrowsError(try ServiceClient.request("GET", "/healthz", at: try address(server)))

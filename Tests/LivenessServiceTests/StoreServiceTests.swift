@@ -60,7 +60,7 @@ final class StoreServiceTests: XCTestCase {
         var streamer = RecordingStreamer(address: try address(server))
         streamer.challengeMode = .passive
         let outcome = try streamer.run(try FrameSource(path: try Fixtures.generated("cases/blink-then-turn/video.mp4")))
-        XCTAssertEqual(outcome.verdict?["status"] as? String, "passed")
+        XCTAssertEqual(outcome.verdict?.status, .passed)
         return (outcome.sessionID, try XCTUnwrap(outcome.report))
     }
 
@@ -232,7 +232,7 @@ final class StoreServiceTests: XCTestCase {
         var streamer = RecordingStreamer(address: addresses[1])
         streamer.challengeMode = .passive
         let outcome = try streamer.run(try FrameSource(path: try Fixtures.generated("cases/blink-then-turn/video.mp4")))
-        XCTAssertEqual(outcome.verdict?["status"] as? String, "passed")
+        XCTAssertEqual(outcome.verdict?.status, .passed)
         let fromFirst = try fetch(instances[0], "/v1/sessions/\(outcome.sessionID)")
         XCTAssertEqual(fromFirst.status, 200)
         XCTAssertEqual(Array(fromFirst.body), try XCTUnwrap(outcome.report), "the other instance serves the same report")

@@ -64,10 +64,10 @@ final class ClientStats: @unchecked Sendable {
 func camera(_ address: ServiceAddress, frames: [[UInt8]], seconds: Double, lockStep: Bool, stats: ClientStats) {
     do {
         let created = try ServiceClient.request("POST", "/v1/sessions", at: address)
-        guard let id = created.json?["id"] as? String, let token = created.json?["token"] as? String else {
+        guard let session = try? created.decoded(as: ServiceClient.CreatedSession.self) else {
             return stats.add(error: "POST /v1/sessions: \(created.status)")
         }
-        let connection = try WebSocketConnection(address: address, path: "/v1/sessions/\(id)/stream", token: token)
+        let connection = try WebSocketConnection(address: address, path: "/v1/sessions/\(session.id)/stream", token: session.token)
         defer { connection.close() }
         _ = connection.next(timeout: 10)
         connection.send(text: #"{"type":"start","ack":\#(lockStep),"width":640,"height":480}"#)

@@ -111,7 +111,7 @@ public struct PromptLog: Sendable, Equatable {
         func object(_ line: ArraySlice<UInt8>, _ number: Int) throws(InputError) -> [String: JSONValue] {
             let value: JSONValue
             do { value = try JSONValue.parse(Array(line)) } catch { throw fail("line \(number): \(error.message)") }
-            guard case let .object(members) = value else { throw fail("line \(number): a prompt log line is a JSON object, not \(value.typeName)") }
+            guard let members = value.members else { throw fail("line \(number): a prompt log line is a JSON object, not \(value.typeName)") }
             return members
         }
         let header = try object(lines[0], 1)
@@ -119,7 +119,7 @@ public struct PromptLog: Sendable, Equatable {
             throw fail("not a prompt log: line 1 must name \"format\":\"\(format)\"")
         }
         guard case let .string(session)? = header["session"] else { throw fail("line 1: \"session\" must be a string") }
-        guard case let .number(stepsValue)? = header["steps"], stepsValue.rounded() == stepsValue, (2...20).contains(stepsValue) else {
+        guard let stepsValue = header["steps"]?.double, stepsValue.rounded() == stepsValue, (2...20).contains(stepsValue) else {
             throw fail("line 1: \"steps\" must be a whole number from 2 to 20")
         }
         let steps = Int(stepsValue)
@@ -147,15 +147,15 @@ public struct PromptLog: Sendable, Equatable {
         for i in 0..<steps {
             let number = i + 2
             let line = try object(lines[i + 1], number)
-            guard line["index"] == .number(Double(i)) else { throw fail("line \(number): \"index\" must be \(i)") }
+            guard line["index"]?.double == Double(i) else { throw fail("line \(number): \"index\" must be \(i)") }
             guard case let .string(name)? = line["step"], let step = PromptStep(rawValue: name) else {
                 throw fail("line \(number): \"step\" must be \"turnLeft\", \"turnRight\" or \"blink\"")
             }
             var time: Int64?
             switch line["promptMicroseconds"] {
             case .null?: time = nil
-            case let .number(v)? where v.rounded() == v && abs(v) <= Double(LivenessMachine.timestampLimitMicroseconds):
-                time = Int64(v)
+            case let value? where value.double.map({ $0.rounded() == $0 && abs($0) <= Double(LivenessMachine.timestampLimitMicroseconds) }) == true:
+                time = Int64(value.double!)
             default: throw fail("line \(number): \"promptMicroseconds\" must be a whole number of microseconds or null")
             }
             if let t = time {

@@ -84,13 +84,13 @@ struct JSONFields: TraceFields {
     var noun: String { "key" }
 
     private func value(_ name: String) -> JSONValue? {
-        guard let v = members[name], v != .null else { return nil }
+        guard let v = members[name], !v.isNull else { return nil }
         return v
     }
 
     func number(_ name: String) throws(FieldError) -> Double? {
         guard let v = value(name) else { return nil }
-        guard case let .number(d) = v else { throw FieldError(message: "key '\(name)' must be a number, not \(v.typeName)") }
+        guard let d = v.double else { throw FieldError(message: "key '\(name)' must be a number, not \(v.typeName)") }
         return d
     }
 
@@ -104,8 +104,8 @@ struct JSONFields: TraceFields {
         switch value(name) {
         case nil: return nil
         case let .bool(b)?: return b
-        case .number(1)?: return true
-        case .number(0)?: return false
+        case let v? where v.double == 1: return true
+        case let v? where v.double == 0: return false
         case let v?: throw FieldError(message: "key '\(name)' must be 1, 0, true or false, not \(v.typeName == "a number" ? "\(try number(name)!)" : v.typeName)")
         }
     }
@@ -125,7 +125,7 @@ struct JSONFields: TraceFields {
         }
         var result: [Double] = []
         for item in items {
-            guard case let .number(d) = item else {
+            guard let d = item.double else {
                 throw FieldError(message: "key '\(name)' must be an array of \(count) numbers; it holds \(item.typeName)")
             }
             result.append(d)

@@ -242,7 +242,7 @@ public final class TraceReader {
         } catch {
             throw TraceReadError(path: path, line: number, problem: error.message)
         }
-        guard case let .object(members) = value else {
+        guard let members = value.members else {
             throw TraceReadError(path: path, line: number, problem: "expected a JSON object, found \(value.typeName)")
         }
         return members

@@ -162,22 +162,16 @@ public struct MotionSamples: Sendable, Equatable {
         } catch {
             throw InputError(path: at, problem: error.message)
         }
-        guard case let .object(object) = value else {
+        guard let object = value.members else {
             throw InputError(path: at, problem: "expected a JSON object, found \(value.typeName)")
         }
-        func number(_ key: String) -> Double? {
-            if case let .number(v)? = object[key] { return v }
-            return nil
-        }
+        func number(_ key: String) -> Double? { object[key]?.double }
         guard let t = number("t") ?? number("seconds") ?? number("timestamp") else {
             throw InputError(path: at, problem: "missing number \"t\"")
         }
         let rate: [Double]
         if case let .array(items)? = object["rotationRate"] {
-            let numbers = items.compactMap { item -> Double? in
-                if case let .number(v) = item { return v }
-                return nil
-            }
+            let numbers = items.compactMap(\.double)
             guard numbers.count == 3, items.count == 3 else {
                 throw InputError(path: at, problem: "\"rotationRate\" must hold 3 numbers [x, y, z] in rad/s")
             }

@@ -45,12 +45,11 @@ enum WebhookSignature {
         return headers
     }
 
-    /// `report.sig` without its `report` member, compact, in base64; nil when it is not a JSON
-    /// object. Its other members are strings, whole numbers and nulls, which JSON re-encoding keeps.
+    /// `report.sig` without its `report` member, in canonical form (compact, keys sorted), in
+    /// base64; nil when it is not a JSON object. Its other members are strings, whole numbers and
+    /// nulls, which the canonical form writes as they were.
     static func detached(_ envelope: [UInt8]) -> String? {
-        guard var object = (try? JSONSerialization.jsonObject(with: Data(envelope))) as? [String: Any] else { return nil }
-        object["report"] = nil
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }
-        return data.base64EncodedString()
+        guard let value = try? CanonicalJSON.parse(envelope), case .object = value else { return nil }
+        return Data(CanonicalJSON.encode(value.removing("report"))).base64EncodedString()
     }
 }
