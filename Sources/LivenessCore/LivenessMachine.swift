@@ -417,6 +417,7 @@ public struct LivenessMachine: Sendable {
                                         closureBelow: (frame.eyeClosureMean ?? 0) < threshold,
                                         edgeRelative: frame.eyeEdgeRelative, edgeLeft: face.eyeEdgeLeft,
                                         edgeRight: face.eyeEdgeRight, timestampMicroseconds: timestampMicroseconds,
+                                        lidsOpen: (frame.eyeClosureMean ?? 0) <= policy.eyeReopenClosure,
                                         credited: frame.credited)
         frame.eyesClosedEpisode = blinkEpisode.closed
         return blink

@@ -104,6 +104,12 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// Consecutive open-looking frames that end a blink episode: one closure of the eyes is one
     /// blink even when its landmark closure falls back under the threshold for a frame.
     public var eyeReopenFrames: Int = 2
+    /// Mean closure (0…1) at or under which a frame's landmark lids count as back open for the end
+    /// of a blink episode (`BlinkEpisode`): 0, the lids at their open level (within
+    /// `eyeClosureDeadZone`). A lid still partly down (a closure under the blink threshold but
+    /// above this) keeps the episode open: behind glasses the fitted lids of one long closure can
+    /// rise half-way for a frame or two (docs/blinks.md).
+    public var eyeReopenClosure: Double = 0
     /// The onset of a blink, judged against the moment before it: a closed frame starts a blink
     /// episode only when the eyes' vertical-edge shares have fallen to at most this ratio
     /// (dimensionless) of their median over the open frames of the last `eyeEdgeOnsetSeconds`
@@ -223,7 +229,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case eyeDipReferenceSeconds, eyeClosureDeadZone, eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
         case eyeDipConfirmSeconds, eyeDeepDipLevel, eyeNodPitchDegrees, eyeNodWindowSeconds, eyeFitJumpRatio
         case eyeEdgeCheck, eyeEdgeMaxRatio, eyeEdgeWindowSeconds, eyeEdgePercentile, eyeEdgeMinimumFrames
-        case eyeReopenRatio, eyeReopenFrames, eyeEdgeOnsetRatio, eyeEdgeOnsetSeconds
+        case eyeReopenRatio, eyeReopenFrames, eyeReopenClosure, eyeEdgeOnsetRatio, eyeEdgeOnsetSeconds
         case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
         case parallaxCheck, parallaxMinResidual, parallaxMinEyeDistancePixels
         case frozenCheck, frozenMaxDifference, frozenSeconds
@@ -272,6 +278,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.eyeEdgeMinimumFrames, &eyeEdgeMinimumFrames)
         try take(.eyeReopenRatio, &eyeReopenRatio)
         try take(.eyeReopenFrames, &eyeReopenFrames)
+        try take(.eyeReopenClosure, &eyeReopenClosure)
         try take(.eyeEdgeOnsetRatio, &eyeEdgeOnsetRatio)
         try take(.eyeEdgeOnsetSeconds, &eyeEdgeOnsetSeconds)
         try take(.yawMedianWindowSeconds, &yawMedianWindowSeconds)

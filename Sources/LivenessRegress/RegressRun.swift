@@ -65,7 +65,8 @@ public struct RecordingRun: Sendable {
                 let threshold = policy.blinkClosureThreshold
                 _ = episode.update(closedNow: (closure ?? 0) >= threshold && !openByEdges,
                                    closureBelow: (closure ?? 0) < threshold, edgeRelative: relative,
-                                   edgeLeft: face.eyeEdgeLeft, edgeRight: face.eyeEdgeRight, timestampMicroseconds: t, credited: true)
+                                   edgeLeft: face.eyeEdgeLeft, edgeRight: face.eyeEdgeRight, timestampMicroseconds: t,
+                                   lidsOpen: (closure ?? 0) <= policy.eyeReopenClosure, credited: true)
             } else {
                 episode.reset()
             }

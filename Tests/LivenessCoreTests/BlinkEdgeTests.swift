@@ -100,6 +100,26 @@ final class BlinkEdgeTests: XCTestCase {
         XCTAssertTrue(e.update(closedNow: true, closureBelow: false, edgeRelative: 0.4, credited: true))
     }
 
+    func testAnEpisodeEndsOnlyWithTheLidsBackAtTheirOpenLevel() throws {
+        // A blink (closure 0.5, edges down to half), then two frames whose lids are part-way up
+        // (closure 0.1: under the 0.22 threshold but not at rest) while the edges read open: the
+        // episode goes on (eyeReopenClosure 0). Two frames at rest end it.
+        var d = Driver()
+        try d.startScan(eyes(closure: 0, edges: 0.6))
+        XCTAssertEqual(try d.frame(eyes(closure: 0.5, edges: 0.3)).frame.eyesClosedEpisode, true)
+        for _ in 0..<2 { XCTAssertEqual(try d.frame(eyes(closure: 0.1, edges: 0.6)).frame.eyesClosedEpisode, true) }
+        XCTAssertEqual(try d.frame(eyes(closure: 0, edges: 0.6)).frame.eyesClosedEpisode, true)
+        XCTAssertEqual(try d.frame(eyes(closure: 0, edges: 0.6)).frame.eyesClosedEpisode, false)
+        // With the former rule (any closure under the threshold looks open) the same frames end it.
+        var policy = LivenessPolicy()
+        policy.eyeReopenClosure = policy.blinkClosureThreshold
+        var former = Driver(policy: policy)
+        try former.startScan(eyes(closure: 0, edges: 0.6))
+        try former.frame(eyes(closure: 0.5, edges: 0.3))
+        try former.frame(eyes(closure: 0.1, edges: 0.6))
+        XCTAssertEqual(try former.frame(eyes(closure: 0.1, edges: 0.6)).frame.eyesClosedEpisode, false)
+    }
+
     func testAnEpisodeStartedOnAnUncreditedFrameIsCreditedLater() {
         var e = BlinkEpisode(reopenRatio: 0.7, reopenFrames: 2)
         XCTAssertFalse(e.update(closedNow: true, closureBelow: false, edgeRelative: nil, credited: false))

@@ -6,8 +6,9 @@
 /// frame after open eyes starts an episode. The landmark closure of a long or slow closure can
 /// fall back under the threshold for a frame or two while the eyes stay shut (glasses: the
 /// fitted lids jump), so the episode ends only after `reopenFrames` consecutive frames that
-/// **look open**: closure under the threshold and the eyes' relative edge share
-/// (`EyeEdgeBaseline`) at least `reopenRatio` (or unknown). A frame whose closure is high but
+/// **look open**: the lids back at their open level (`lidsOpen`: closure at most
+/// `LivenessPolicy.eyeReopenClosure`, 0) and the eyes' relative edge share (`EyeEdgeBaseline`)
+/// at least `reopenRatio` (or unknown). A frame whose closure is high but
 /// whose edges show open eyes neither continues nor ends an episode. Without a face the episode
 /// ends. The blink is credited on the episode's first credited closed frame.
 ///
@@ -59,14 +60,15 @@ public struct BlinkEpisode: Sendable, Equatable {
     /// Takes one frame with a face: `closedNow` (the frame is closed), `closureBelow` (its
     /// closure is under the threshold, or unknown), `edgeRelative` (its relative edge share, if
     /// measured), the eyes' vertical-edge shares `edgeLeft` and `edgeRight` (if measured) at
-    /// `timestampMicroseconds`, and `credited` (it may count towards an action). Returns true when
-    /// the frame credits a blink: the episode's first credited closed frame.
+    /// `timestampMicroseconds`, `lidsOpen` (the lids are back at their open level; nil: as
+    /// `closureBelow`) and `credited` (it may count towards an action). Returns true when the
+    /// frame credits a blink: the episode's first credited closed frame.
     public mutating func update(closedNow: Bool, closureBelow: Bool, edgeRelative: Double?, edgeLeft: Double? = nil,
-                                edgeRight: Double? = nil, timestampMicroseconds t: Int64 = 0,
+                                edgeRight: Double? = nil, timestampMicroseconds t: Int64 = 0, lidsOpen: Bool? = nil,
                                 credited frameCredited: Bool) -> Bool {
         recentOpen.removeAll { t - $0.t > onsetMicros }
         let blink = step(closedNow: closedNow && (closed || onsetDrops(left: edgeLeft, right: edgeRight)),
-                         closureBelow: closureBelow, edgeRelative: edgeRelative, credited: frameCredited)
+                         lidsOpen: lidsOpen ?? closureBelow, edgeRelative: edgeRelative, credited: frameCredited)
         if !closed, closureBelow, let l = edgeLeft, let r = edgeRight, l.isFinite, r.isFinite {
             recentOpen.append(OpenShares(t: t, left: l, right: r))
         }
@@ -84,7 +86,7 @@ public struct BlinkEpisode: Sendable, Equatable {
         return (left / referenceLeft + right / referenceRight) / 2 <= onsetRatio
     }
 
-    private mutating func step(closedNow: Bool, closureBelow: Bool, edgeRelative: Double?, credited frameCredited: Bool) -> Bool {
+    private mutating func step(closedNow: Bool, lidsOpen: Bool, edgeRelative: Double?, credited frameCredited: Bool) -> Bool {
         if closedNow {
             if !closed {
                 closed = true
@@ -98,7 +100,7 @@ public struct BlinkEpisode: Sendable, Equatable {
             return false
         }
         guard closed else { return false }
-        let looksOpen = closureBelow && (edgeRelative.map { $0 >= reopenRatio } ?? true)
+        let looksOpen = lidsOpen && (edgeRelative.map { $0 >= reopenRatio } ?? true)
         openFrames = looksOpen ? openFrames + 1 : 0
         if openFrames >= reopenFrames {
             closed = false
