@@ -7,7 +7,9 @@ import Glibc
 
 /// dlib's 68-point landmark model and its HOG face detector (`ft_model_load`), shared by every
 /// tracker that uses it and freed with the last of them (`ft_model_free`). Loading a path that is
-/// still loaded returns the same model.
+/// still loaded returns the same model. Keep a reference for as long as sessions may come (a
+/// service holds its model for its whole life): once freed, the next load reads the file again,
+/// about 0.7 s.
 public final class LandmarkModel: @unchecked Sendable {
     // The shim only reads a model after loading it, so sharing across threads is safe.
     package let handle: OpaquePointer
