@@ -105,11 +105,12 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// blink even when its landmark closure falls back under the threshold for a frame.
     public var eyeReopenFrames: Int = 2
     /// Mean closure (0…1) at or under which a frame's landmark lids count as back open for the end
-    /// of a blink episode (`BlinkEpisode`): 0, the lids at their open level (within
-    /// `eyeClosureDeadZone`). A lid still partly down (a closure under the blink threshold but
-    /// above this) keeps the episode open: behind glasses the fitted lids of one long closure can
-    /// rise half-way for a frame or two (docs/blinks.md).
-    public var eyeReopenClosure: Double = 0
+    /// of a blink episode (`BlinkEpisode`): the lids at their open level, up to the landmark noise
+    /// (0.02: nine in ten open frames of the shared clips stay at or under it, docs/blinks.md). A
+    /// lid still part-way down (a closure under the blink threshold but above this) keeps the
+    /// episode open: behind glasses the fitted lids of one long closure can rise half-way for a
+    /// frame or two.
+    public var eyeReopenClosure: Double = 0.02
     /// The onset of a blink, judged against the moment before it: a closed frame starts a blink
     /// episode only when the eyes' vertical-edge shares have fallen to at most this ratio
     /// (dimensionless) of their median over the open frames of the last `eyeEdgeOnsetSeconds`

@@ -102,13 +102,13 @@ final class BlinkEdgeTests: XCTestCase {
 
     func testAnEpisodeEndsOnlyWithTheLidsBackAtTheirOpenLevel() throws {
         // A blink (closure 0.5, edges down to half), then two frames whose lids are part-way up
-        // (closure 0.1: under the 0.22 threshold but not at rest) while the edges read open: the
-        // episode goes on (eyeReopenClosure 0). Two frames at rest end it.
+        // (closure 0.1: under the 0.22 threshold but above eyeReopenClosure, 0.02) while the edges
+        // read open: the episode goes on. Two frames at rest (0.02, then 0) end it.
         var d = Driver()
         try d.startScan(eyes(closure: 0, edges: 0.6))
         XCTAssertEqual(try d.frame(eyes(closure: 0.5, edges: 0.3)).frame.eyesClosedEpisode, true)
         for _ in 0..<2 { XCTAssertEqual(try d.frame(eyes(closure: 0.1, edges: 0.6)).frame.eyesClosedEpisode, true) }
-        XCTAssertEqual(try d.frame(eyes(closure: 0, edges: 0.6)).frame.eyesClosedEpisode, true)
+        XCTAssertEqual(try d.frame(eyes(closure: 0.02, edges: 0.6)).frame.eyesClosedEpisode, true)
         XCTAssertEqual(try d.frame(eyes(closure: 0, edges: 0.6)).frame.eyesClosedEpisode, false)
         // With the former rule (any closure under the threshold looks open) the same frames end it.
         var policy = LivenessPolicy()
