@@ -21,9 +21,12 @@ public struct RecordingStreamer {
     /// The service's API token, to create the session and read its report.
     public var bearer: String?
     public var pacing = Pacing.lockStep
-    /// Send JPEG (quality 90) instead of the decoded pixels (the decoder's I420 planes when the
+    /// Send JPEG (`jpegQuality`) instead of the decoded pixels (the decoder's I420 planes when the
     /// picture is 8-bit 4:2:0 limited range, upright and even-sized, else BGR).
     public var jpeg = false
+    /// The JPEG quality of `jpeg` frames, 1…100 (libjpeg's scale; a browser's
+    /// `toBlob('image/jpeg', 0.8)` is about 80).
+    public var jpegQuality = 90
     /// Send raw frames as BGR even when the decoder's I420 planes could go.
     public var alwaysBGR = false
     /// Send at most this many frames per second of the recording.
@@ -110,7 +113,7 @@ public struct RecordingStreamer {
                                      width: jpeg ? 0 : frame.width, height: jpeg ? 0 : frame.height)
             var payload = header.encoded()
             if jpeg {
-                payload += try frame.jpegData(quality: 90)
+                payload += try frame.jpegData(quality: jpegQuality)
             } else if let planes {
                 payload += planes
             } else {

@@ -36,6 +36,7 @@ package enum ServeCommand {
             .option("--retention", "SECONDS", "How long a finished session's report and stills are kept (default 600)."),
             .option("--upkeep-seconds", "SECONDS", "With a store: seconds between upkeeps (heartbeat, sessions of dead instances ended interrupted, sweep; default 30)."),
             .option("--stale-seconds", "SECONDS", "With a store: an instance on another machine whose heartbeat is older than this is dead (default 60; at least twice --upkeep-seconds)."),
+            .option("--trace-dir", "DIR", "Write each streamed session's per-frame trace (the columns of 'liveness trace') to DIR/<session id>.csv: for measurement and for looking into a session. Face geometry, no pixels."),
             .flag("--demo", "Let the hosted page at / create its own sessions (POST /demo/sessions; loopback only)."),
         ],
         positionalCount: 0...0)
@@ -79,6 +80,7 @@ package enum ServeCommand {
                     throw ServiceError("--store-key \(error.subject): \(error.problem)")
                 }
             }
+            configuration.traceDirectory = parsed.value("--trace-dir")
             configuration.webhookURL = parsed.value("--webhook-url")
             if let path = parsed.value("--webhook-secret-file") { configuration.webhookSecret = try ServiceConfiguration.readWebhookSecret(path: path) }
             if let seconds = try parsed.integer("--retention", in: 1...31_536_000) { configuration.limits.resultRetentionSeconds = Double(seconds) }
@@ -110,6 +112,9 @@ package enum ServeCommand {
             console.out("liveness serve: sessions and results kept in \(directory)/liveness.db for \(Int(configuration.limits.resultRetentionSeconds)) s after they finish, stills sealed (docs/store.md)")
         } else {
             console.out("liveness serve: sessions and results in memory only (a restart loses them; --data-dir keeps them)")
+        }
+        if let directory = configuration.traceDirectory {
+            console.out("liveness serve: each streamed session's per-frame trace is written to \(directory)/<session id>.csv")
         }
         if configuration.webhookSecret != nil {
             console.out("liveness serve: webhooks signed (HMAC-SHA256) from the store's outbox\(configuration.webhookURL.map { ", by default to \($0)" } ?? ", to each session's callbackUrl") (docs/webhooks.md)")

@@ -18,6 +18,7 @@ package enum StreamCommand {
             .flag("--realtime", "Send frames at the recording's pace (as a camera would); default: as fast as the server acknowledges them."),
             .option("--fps", "N", "Send at most N frames per second of the recording (the others are skipped)."),
             .option("--format", "raw|bgr|jpeg", "raw (default: the decoder's I420 planes, or BGR when the picture is not upright 8-bit 4:2:0; the server sees exactly the decoded frames), bgr or jpeg."),
+            .option("--jpeg-quality", "Q", "With --format jpeg: the JPEG quality, 1-100 (default 90; a browser's toBlob('image/jpeg', 0.8) is about 80)."),
             .option("--token-file", "FILE", "The service's API token, to create the session and read its report."),
             .option("--challenge-mode", "passive|prompted", "Create the session in this mode (the relying party's choice; default: the service's, prompted unless its --policy says otherwise)."),
             .option("--ca-file", "FILE", "PEM certificates to trust for https:// (the service's own when self-signed)."),
@@ -39,6 +40,8 @@ package enum StreamCommand {
             case "jpeg": (jpeg, alwaysBGR) = (true, false)
             case let other: throw UsageError("--format must be raw, bgr or jpeg, not '\(other)'")
             }
+            let quality = try parsed.integer("--jpeg-quality", in: 1...100)
+            if quality != nil && !jpeg { throw UsageError("--jpeg-quality applies to --format jpeg") }
             let maxRate = try parsed.integer("--fps", in: 1...1000).map(Double.init)
             let tls = ClientTLS(caFile: parsed.value("--ca-file"), insecure: parsed.has("--insecure"))
             let bearer = try parsed.value("--token-file").map { String(decoding: try ServiceConfiguration.readToken(path: $0), as: UTF8.self) }
@@ -57,6 +60,7 @@ package enum StreamCommand {
             streamer.bearer = bearer
             streamer.pacing = realtime ? .realTime : .lockStep
             streamer.jpeg = jpeg
+            if let quality { streamer.jpegQuality = quality }
             streamer.alwaysBGR = alwaysBGR
             streamer.maxFramesPerSecond = maxRate
             streamer.challengeMode = mode

@@ -58,6 +58,9 @@ final class HostedSession {
     var started = false
     var acknowledge = false
     var stream: StreamSession?
+    /// The session's trace file (`ServiceConfiguration.traceDirectory`), written by the worker
+    /// that holds `busy`, as `stream` is.
+    var trace: TraceWriter?
     var controls: [SessionControl] = []
     var frame: PendingFrame?
     var motion: [MotionSample] = []

@@ -106,11 +106,19 @@ public final class LivenessServer: @unchecked Sendable {
         if let url = configuration.webhookURL {
             do throws(ServiceError) { _ = try WebhookURL.validate(url) } catch { throw ServiceError("--webhook-url: \(error.message)") }
         }
+        if let directory = configuration.traceDirectory {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
+                  FileManager.default.isWritableFile(atPath: directory) else {
+                throw ServiceError("--trace-dir \(directory): not a folder this process can write to")
+            }
+        }
         self.configuration = configuration
         host = SessionHost(model: model, limits: configuration.limits, metrics: metrics)
         host.signingKey = configuration.signingKey
         host.promptSeed = configuration.promptSeed
         host.store = store
+        host.traceDirectory = configuration.traceDirectory
         routes = HTTPRoutes(configuration: configuration, host: host, metrics: metrics)
         // An uploaded recording was made without prompts from this service: it is judged passive.
         var uploadPolicy = configuration.policy

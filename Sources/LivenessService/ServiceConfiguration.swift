@@ -44,6 +44,11 @@ public struct ServiceConfiguration: Sendable {
     public var storeURL: String?
     /// The key that seals stills in the store (`--store-key FILE`, `StoreKey.load`).
     public var storeKey: StoreKey?
+    /// Write each streamed session's per-frame trace (the columns of `liveness trace`, CSV) to
+    /// `DIR/<session id>.csv` as its frames are processed (`--trace-dir`): for measuring the
+    /// engine on what cameras really send and for looking into a disputed session. The traces
+    /// hold no pixels but do hold face geometry; nil (the default): none is written.
+    public var traceDirectory: String?
     /// A store to use instead of opening `dataDirectory` (tests, other backends).
     public var store: SessionStore?
     /// Seconds between runs of the store's upkeep: heartbeat, interrupted sessions, sweep.

@@ -76,6 +76,9 @@ final class SessionHost: @unchecked Sendable {
     /// The durable store (`--data-dir`, docs/store.md); nil: sessions and results live in this
     /// process's memory only. Set before the event loop starts.
     var store: SessionStore?
+    /// Where each streamed session's trace goes (`ServiceConfiguration.traceDirectory`); nil:
+    /// nowhere. Set before the event loop starts.
+    var traceDirectory: String?
     /// This process as the store knows it: the owner of the sessions it streams.
     let instance = InstanceRecord.current()
 
@@ -182,6 +185,16 @@ final class SessionHost: @unchecked Sendable {
                 configuration.announcedWidth = start.width
                 configuration.announcedHeight = start.height
                 session.stream = try StreamSession(model: model, configuration: configuration)
+                if let traceDirectory {
+                    // A trace that cannot be written does not stop the session (it is for
+                    // measurement); the failure is said on standard error.
+                    let path = (traceDirectory as NSString).appendingPathComponent("\(session.id).csv")
+                    do {
+                        session.trace = TraceWriter(sink: try OutputSink(path: path, mode: 0o600), format: .csv)
+                    } catch {
+                        FileHandle.standardError.write(Data("liveness serve: session \(session.id): no trace: \(error)\n".utf8))
+                    }
+                }
                 return []
             } catch {
                 metrics.error(error.code.rawValue)
@@ -241,6 +254,7 @@ final class SessionHost: @unchecked Sendable {
             return out
         }
         metrics.frameProcessed(seconds: (clock.now - started).inSeconds)
+        if let record = update.record { session.trace?.write(record) }
         condition.withLock { session.lastSequence = seq }
         let credited = update.events.filter { if case .actionCredited = $0 { return true } else { return false } }.count
         let doneBefore = stream.machine.evidence.actions.count - credited
@@ -274,6 +288,12 @@ final class SessionHost: @unchecked Sendable {
 
     /// Keeps the report and the stills (released with a pass only), frees the tracker, closes.
     private func finalize(_ session: HostedSession, _ stream: StreamSession) -> [Outgoing] {
+        if let trace = session.trace {
+            session.trace = nil
+            do { try trace.finish() } catch {
+                FileHandle.standardError.write(Data("liveness serve: session \(session.id): trace: \(error)\n".utf8))
+            }
+        }
         let passed = stream.verdict?.status == .passed
         let stills = stream.stills()
         let paths = passed ? ("/v1/sessions/\(session.id)/autoshot.jpg", "/v1/sessions/\(session.id)/snapshot.jpg") : (nil, nil)

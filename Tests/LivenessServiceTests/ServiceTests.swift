@@ -125,6 +125,59 @@ final class ServiceTests: XCTestCase {
         }
     }
 
+    func testTraceDirectoryKeepsEachStreamedSessionsFramesAsTraceDoes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveness-traces-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try server { $0.traceDirectory = directory }
+        let clip = try Fixtures.generated("cases/turn-then-blink/video.mp4")
+
+        // Raw frames: the service's trace is the file's, record for record (the stream front end
+        // and `analyze` share the frame pipeline), up to the verdict.
+        var streamer = RecordingStreamer(address: try address(server))
+        streamer.challengeMode = .passive
+        let outcome = try streamer.run(try FrameSource(path: clip))
+        let report = try JSONDecoder().decode(LivenessReport.self, from: Data(try XCTUnwrap(outcome.report)))
+        let streamed = try String(contentsOfFile: "\(directory)/\(outcome.sessionID).csv", encoding: .utf8)
+        let source = try FrameSource(path: clip)
+        let offline = try AnalysisSession(source: source, model: try XCTUnwrap(Self.model), policy: LivenessPolicy(), seed: report.seed,
+                                          rotation: VideoRotationEstimator(width: source.width, height: source.height))
+        let expectedPath = "\(directory)/offline.csv"
+        let writer = TraceWriter(sink: try OutputSink(path: expectedPath), format: .csv)
+        _ = try offline.run { writer.write($0.record) }
+        try writer.finish()
+        let expected = try String(contentsOfFile: expectedPath, encoding: .utf8)
+        let rows = streamed.split(separator: "\n")
+        XCTAssertEqual(rows.first.map(String.init), TraceWriter.columns.joined(separator: ","))
+        XCTAssertEqual(rows.count - 1, report.frames.read, "one record per processed frame")
+        XCTAssertEqual(streamed, expected)
+
+        // JPEG frames at a browser's quality: one record per frame sent, in order, at the
+        // recording's own timestamps (what the decoder of the file says).
+        var jpeg = RecordingStreamer(address: try address(server))
+        jpeg.challengeMode = .passive
+        jpeg.jpeg = true
+        jpeg.jpegQuality = 80
+        let sent = try jpeg.run(try FrameSource(path: clip))
+        let jpegRows = try String(contentsOfFile: "\(directory)/\(sent.sessionID).csv", encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertEqual(jpegRows.count, sent.framesSent)
+        let times = try FrameSource(path: clip)
+        let image = Image()
+        var first: Int64?
+        for row in jpegRows {
+            let t = try XCTUnwrap(try times.next(into: image))
+            if first == nil { first = t }
+            let seconds = try XCTUnwrap(Double(row.split(separator: ",", omittingEmptySubsequences: false)[1]))
+            XCTAssertEqual(seconds, Double(t - first!) / 1e6, accuracy: 1e-5)
+        }
+    }
+
+    func testATraceDirectoryThatCannotBeWrittenStopsTheStart() throws {
+        XCTAssertThrowsError(try server { $0.traceDirectory = "/nonexistent-\(UUID().uuidString)" }) { error in
+            XCTAssertTrue("\(error)".contains("--trace-dir"), "\(error)")
+        }
+    }
+
     func testEightSessionsAtOnceAllEndWithTheRightVerdicts() throws {
         let server = try server { $0.limits.maxSessions = 8 }
         let still = try Fixtures.generated("astronaut-still.mp4")

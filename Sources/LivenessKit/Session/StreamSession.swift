@@ -46,6 +46,9 @@ public final class StreamSession {
         public var hud: HUDState
         /// False for a frame that came after the verdict (counted, not processed).
         public var processed: Bool
+        /// The frame's trace record (the columns of `liveness trace`), for a processed frame;
+        /// nil for a frame after the verdict.
+        public var record: TraceRecord?
     }
 
     /// The configuration the session was made with.
@@ -111,7 +114,7 @@ public final class StreamSession {
             lastTimestamp = t
             ignoredAfterVerdict += 1
             return Update(frameIndex: accepted + ignoredAfterVerdict - 1, events: [], hud: processor.machine.hud ?? .verifying,
-                          processed: false)
+                          processed: false, record: nil)
         }
         try load(input)
         guard [0, 90, 180, 270].contains(input.rotationDegrees) else {
@@ -148,7 +151,8 @@ public final class StreamSession {
         }
         lastTimestamp = t
         accepted += 1
-        return Update(frameIndex: accepted - 1, events: step.events, hud: step.assessment.hud, processed: true)
+        return Update(frameIndex: accepted - 1, events: step.events, hud: step.assessment.hud, processed: true,
+                      record: step.record)
     }
 
     /// Ends the stream without a verdict: `.cancelled` (the client closed it), `.inputEnded`,
