@@ -24,8 +24,9 @@ Events match a labelled blink when their intervals overlap or lie within --toler
 
 Tools/setup.sh --measure makes the peer's venv. Results are cached under
 Recordings/.cache/blinks (keyed by the input's size and time and the engine binary's).
-Standard library only, except --sheets and --fps-variants' JPEG variant (OpenCV: Debian's
-python3-opencv); ffmpeg for --fps-variants.
+Standard library only, except --sheets (OpenCV: Debian's python3-opencv); ffmpeg for
+--fps-variants, whose JPEG variant streams every frame at quality 80 with `liveness stream
+--format jpeg --jpeg-quality 80` to a `liveness serve --trace-dir` on loopback.
 """
 import argparse
 import csv
@@ -207,32 +208,66 @@ def variant_events(args, video, fps, policy, work):
     return None if rows is None else [e for e in ev.engine_events(rows) if e["credited"] and not e["edgeRejected"]]
 
 
-def jpeg_variant_events(args, video, policy, work, quality=80):
-    """Every frame through JPEG at `quality` (OpenCV's libjpeg, as a browser's 0.8), then stored
-    losslessly (FFV1) at the source's timestamps, and traced."""
-    import cv2
-    out = os.path.join(work, "%s-jpeg%d.mkv" % (os.path.basename(video), quality))
-    cap = cv2.VideoCapture(video)
-    fps = cap.get(cv2.CAP_PROP_FPS) or 25
-    writer = None
-    while True:
-        ok, img = cap.read()
-        if not ok:
-            break
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        dec = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-        if writer is None:
-            h, w = dec.shape[:2]
-            writer = subprocess.Popen(["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgr24", "-s", "%dx%d" % (w, h),
-                                       "-r", "%.6f" % fps, "-i", "-", "-c:v", "ffv1", "-pix_fmt", "yuv420p", out],
-                                      stdin=subprocess.PIPE)
-        writer.stdin.write(dec.tobytes())
-    if writer is None:
-        return None
-    writer.stdin.close()
-    writer.wait()
-    rows = engine_trace(args.liveness, out, work, policy)
-    return None if rows is None else [e for e in ev.engine_events(rows) if e["credited"] and not e["edgeRejected"]]
+class StreamService:
+    """`liveness serve` on a free loopback port with the never-ending policy (passive) and
+    --trace-dir, for the JPEG variant through `liveness stream --format jpeg`."""
+
+    def __init__(self, liveness, policy, work):
+        self.liveness = liveness
+        self.traces = os.path.join(work, "stream-traces")
+        os.makedirs(self.traces, exist_ok=True)
+        with open(policy) as fh:
+            serve_policy = dict(json.load(fh), challengeMode="passive")
+        self.policy = os.path.join(work, "never-ends-passive.json")
+        with open(self.policy, "w") as fh:
+            json.dump(serve_policy, fh)
+        self.process = subprocess.Popen([liveness, "serve", "--port", "0", "--policy", self.policy, "--allow-weaker-policy",
+                                         "--trace-dir", self.traces, "--workers", "2"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.url = None
+        for line in self.process.stdout:
+            if "listening on " in line:
+                self.url = line.split("listening on ", 1)[1].split()[0]
+                break
+        if self.url is None:
+            raise RuntimeError("liveness serve did not start: " + self.process.stderr.read()[-300:])
+
+    def trace(self, video, quality):
+        """Streams `video` as JPEG at `quality`; the session's trace rows (None on failure)."""
+        res = run([self.liveness, "stream", self.url, video, "--format", "jpeg", "--jpeg-quality", str(quality),
+                   "--challenge-mode", "passive", "--json"])
+        session = None
+        for line in res.stdout.splitlines():
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if message.get("type") == "session":
+                session = message.get("id")
+                break
+        path = session and os.path.join(self.traces, session + ".csv")
+        if not path or not os.path.isfile(path):
+            sys.stderr.write("measure_blinks: stream failed on %s: %s\n" % (video, (res.stderr or res.stdout).strip()[-300:]))
+            return None
+        with open(path) as fh:
+            return list(csv.DictReader(fh))
+
+    def close(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def stream_jpeg_variant_events(service, video, quality=80):
+    """Every frame as JPEG at `quality` (a browser's 0.8) through `liveness stream --format jpeg`
+    to `liveness serve`, whose trace gives the events; also the last second the trace covers (the
+    service takes at most 3000 frames a session)."""
+    rows = service.trace(video, quality)
+    if not rows:
+        return None, None
+    return [e for e in ev.engine_events(rows) if e["credited"] and not e["edgeRejected"]], float(rows[-1]["seconds"])
 
 
 def compare_variant(base, variant, frame_seconds):
@@ -254,7 +289,7 @@ def main():
     ap.add_argument("--clips", nargs="*", help="only these file names")
     ap.add_argument("--tolerance", type=float, default=0.2, help="seconds between matched intervals (default 0.2)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
-    ap.add_argument("--fps-variants", action="store_true", help="also re-encode each clip at 30, 15, 10 fps and through JPEG q80")
+    ap.add_argument("--fps-variants", action="store_true", help="also re-encode each clip at 30, 15, 10 fps, and stream it as JPEG q80 through liveness stream / serve")
     ap.add_argument("--sheets", metavar="DIR", help="write contact sheets of every candidate event to DIR")
     ap.add_argument("--sheet-width", type=int, default=128, help="pixels per eye crop on the sheets (default 128)")
     ap.add_argument("--events", action="store_true", help="list every event of every clip")
@@ -277,6 +312,7 @@ def main():
     if args.clips:
         names = [n for n in names if n in args.clips]
     results, skipped = [], []
+    service = None
     work = tempfile.mkdtemp(prefix="blink-variants-")
     try:
         for name in names:
@@ -298,18 +334,22 @@ def main():
                         s = ev.score(v, bl, exc, args.tolerance)
                         c.update({"tp": s["tp"], "fp": s["fp"], "fn": s["fn"]})
                         r["variants"]["%dfps" % fps] = c
-                v = jpeg_variant_events(args, video, policy, work)
+                if service is None:
+                    service = StreamService(args.liveness, policy, work)
+                v, covered = stream_jpeg_variant_events(service, video)
                 if v is not None:
-                    # the source's frame interval
+                    # the source's frame interval; only what the stream covered is compared
                     rows = r["_internal"][1]
                     dt = (float(rows[-1]["seconds"]) - float(rows[0]["seconds"])) / max(1, len(rows) - 1)
-                    c = compare_variant(base, v, dt)
+                    c = compare_variant([e for e in base if e["start"] <= covered + dt], v, dt)
                     bl, exc, _ = split_labels(labels.get(name))
-                    s = ev.score(v, bl, exc, args.tolerance)
-                    c.update({"tp": s["tp"], "fp": s["fp"], "fn": s["fn"]})
+                    s = ev.score(v, [b for b in bl if b["start"] <= covered], exc, args.tolerance)
+                    c.update({"tp": s["tp"], "fp": s["fp"], "fn": s["fn"], "coveredSeconds": round(covered, 3)})
                     r["variants"]["jpeg80"] = c
             results.append(r)
     finally:
+        if service is not None:
+            service.close()
         shutil.rmtree(work, ignore_errors=True)
     for r in results:
         r.pop("_internal", None)
