@@ -32,6 +32,10 @@ public struct FrameAssessment: Sendable, Equatable {
     public var eyeClosureLeft: Double?
     /// Subject's right-eye closure 0…1; `nil` without a face or during warm-up.
     public var eyeClosureRight: Double?
+    /// Mean closure 0…1 of the two eyes against the open-eye baseline alone, without the
+    /// reference window (`EyeClosureEstimator.againstBaseline`): the slow-closure rule's reading;
+    /// `nil` without a face, during warm-up, or when the closures were given (ARKit).
+    public var eyeClosureAgainstBaseline: Double?
     /// The eyes' vertical-edge shares against their own recent levels (`EyeEdgeBaseline`),
     /// dimensionless, about 1 for open eyes; `nil` without pixel measurements or before the levels exist.
     public var eyeEdgeRelative: Double?
@@ -69,11 +73,17 @@ public struct FrameAssessment: Sendable, Equatable {
         return (l + r) / 2
     }
 
-    /// Whether the frame's eyes count as closed for the blink rule: the mean closure reaches
-    /// `threshold` (the policy's `blinkClosureThreshold`) and the eye-edge check did not see open eyes.
-    public func eyesClosed(threshold: Double) -> Bool {
-        guard let mean = eyeClosureMean else { return false }
-        return mean >= threshold && !eyesOpenByEdges
+    /// Whether the frame's eyes count as closed for the blink rule: the eye-edge check did not see
+    /// open eyes, and either the mean closure reaches `threshold` (the policy's
+    /// `blinkClosureThreshold`) or — a slow closure — the closure against the open-eye baseline
+    /// alone reaches `slowThreshold` while the eyes' relative edge share is at most
+    /// `slowEdgeRatio` (`LivenessPolicy.eyeSlowClosureThreshold`, `eyeSlowClosureEdgeRatio`; a
+    /// ratio of 0: not judged).
+    public func eyesClosed(threshold: Double, slowThreshold: Double = 1, slowEdgeRatio: Double = 0) -> Bool {
+        guard let mean = eyeClosureMean, !eyesOpenByEdges else { return false }
+        if mean >= threshold { return true }
+        guard slowEdgeRatio > 0, let held = eyeClosureAgainstBaseline, let relative = eyeEdgeRelative else { return false }
+        return held >= slowThreshold && relative <= slowEdgeRatio
     }
 }
 

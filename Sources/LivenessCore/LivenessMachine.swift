@@ -332,6 +332,7 @@ public struct LivenessMachine: Sendable {
                                 eyeDistancePixels: face.eyeDistancePixels, timestampMicroseconds: t)
             frame.eyeClosureLeft = c?.left
             frame.eyeClosureRight = c?.right
+            frame.eyeClosureAgainstBaseline = eyes.againstBaseline?.mean
         }
         if face.eyeEdgeLeft != nil || face.eyeEdgeRight != nil {
             frame.eyeEdgeRelative = eyeEdges.update(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
@@ -413,7 +414,9 @@ public struct LivenessMachine: Sendable {
             return false
         }
         let threshold = policy.blinkClosureThreshold
-        let blink = blinkEpisode.update(closedNow: frame.eyesClosed(threshold: threshold),
+        let slowEdgeRatio = policy.eyeEdgeCheck != 0 ? policy.eyeSlowClosureEdgeRatio : 0
+        let closed = frame.eyesClosed(threshold: threshold, slowThreshold: policy.eyeSlowClosureThreshold, slowEdgeRatio: slowEdgeRatio)
+        let blink = blinkEpisode.update(closedNow: closed,
                                         closureBelow: (frame.eyeClosureMean ?? 0) < threshold,
                                         edgeRelative: frame.eyeEdgeRelative, edgeLeft: face.eyeEdgeLeft,
                                         edgeRight: face.eyeEdgeRight, timestampMicroseconds: timestampMicroseconds,

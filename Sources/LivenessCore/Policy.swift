@@ -122,6 +122,23 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// Seconds before a closure whose open frames give the eyes' reference shares for
     /// `eyeEdgeOnsetRatio` (at least two such frames; fewer: the onset is not judged).
     public var eyeEdgeOnsetSeconds: Double = 0.5
+    /// A slow closure seen by the pixels: a frame also counts as closed when its mean closure
+    /// against the open-eye baseline alone (`EyeClosureEstimator.againstBaseline`, without the
+    /// reference window) reaches `eyeSlowClosureThreshold` and the eyes' relative edge share
+    /// (`EyeEdgeBaseline`, about 1 open) is at most this. Lids that come down over more than the
+    /// reference window (0.18 s) read shallow against their own recent level; the edge share says
+    /// whether the iris is hidden. The onset rule (`eyeEdgeOnsetRatio`) applies as to any closed
+    /// frame. Measured on the shared clips' labelled blinks (docs/blinks.md): every value from 0.5
+    /// to 0.6 finds the same two slow closures (their first frames read 0.49 and 0.52) and no
+    /// false one; 0.65 lets a look down through. 0, or `eyeEdgeCheck` 0: off (frames without
+    /// pixels, ARKit traces, are never judged by it).
+    public var eyeSlowClosureEdgeRatio: Double = 0.55
+    /// The mean closure (0…1) against the open-eye baseline alone that a slow closure must reach
+    /// (`eyeSlowClosureEdgeRatio`): deeper than the blink threshold, since this reading lacks the
+    /// reference window that keeps lids lowered over a longer time (a look down, a frown) shallow.
+    /// The two slow closures of the shared clips reach 0.38 and 0.46; a look down while the head
+    /// comes back from a turn 0.23 (docs/blinks.md); 0.26–0.34 all give the same events there.
+    public var eyeSlowClosureThreshold: Double = 0.3
 
     // MARK: Yaw conditioning (unfiltered yaw only)
 
@@ -230,7 +247,8 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case eyeDipReferenceSeconds, eyeClosureDeadZone, eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
         case eyeDipConfirmSeconds, eyeDeepDipLevel, eyeNodPitchDegrees, eyeNodWindowSeconds, eyeFitJumpRatio
         case eyeEdgeCheck, eyeEdgeMaxRatio, eyeEdgeWindowSeconds, eyeEdgePercentile, eyeEdgeMinimumFrames
-        case eyeReopenRatio, eyeReopenFrames, eyeReopenClosure, eyeEdgeOnsetRatio, eyeEdgeOnsetSeconds
+        case eyeReopenRatio, eyeReopenFrames, eyeReopenClosure, eyeEdgeOnsetRatio, eyeEdgeOnsetSeconds, eyeSlowClosureEdgeRatio
+        case eyeSlowClosureThreshold
         case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
         case parallaxCheck, parallaxMinResidual, parallaxMinEyeDistancePixels
         case frozenCheck, frozenMaxDifference, frozenSeconds
@@ -282,6 +300,8 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.eyeReopenClosure, &eyeReopenClosure)
         try take(.eyeEdgeOnsetRatio, &eyeEdgeOnsetRatio)
         try take(.eyeEdgeOnsetSeconds, &eyeEdgeOnsetSeconds)
+        try take(.eyeSlowClosureEdgeRatio, &eyeSlowClosureEdgeRatio)
+        try take(.eyeSlowClosureThreshold, &eyeSlowClosureThreshold)
         try take(.yawMedianWindowSeconds, &yawMedianWindowSeconds)
         try take(.yawBaselineWindowSeconds, &yawBaselineWindowSeconds)
         try take(.yawSwayDegrees, &yawSwayDegrees)

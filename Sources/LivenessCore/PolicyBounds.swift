@@ -161,8 +161,9 @@ extension LivenessPolicy {
     ///   `eyeDipOnsetLevel` above, `eyeMaxDipSeconds` above (or 0, which disables the rule),
     ///   `eyeDipConfirmSeconds` below, `eyeDeepDipLevel` below, `eyeNodPitchDegrees` and
     ///   `eyeFitJumpRatio` above (or 0, which disables the rule), `eyeNodWindowSeconds` 0 (which
-    ///   disables the nod rule), `eyeEdgeCheck` below 1 (off), `eyeEdgeMaxRatio`, `eyeReopenClosure`, `eyeEdgeOnsetRatio` and
-    ///   `eyeEdgeMinimumFrames` above, `yawMedianWindowSeconds` below and `yawSwayDegrees` above their
+    ///   disables the nod rule), `eyeEdgeCheck` below 1 (off), `eyeEdgeMaxRatio`, `eyeReopenClosure`,
+    ///   `eyeEdgeOnsetRatio`, `eyeSlowClosureEdgeRatio` and `eyeEdgeMinimumFrames` above,
+    ///   `eyeSlowClosureThreshold` below, `yawMedianWindowSeconds` below and `yawSwayDegrees` above their
     ///   defaults (a wider sway allowance lets a camera's rotation through as a turn);
     /// * the presentation-attack checks: `parallaxCheck` below 1 (off), `parallaxMinResidual`
     ///   below its calibrated default (a flatter face passes), `parallaxMinEyeDistancePixels`
@@ -214,6 +215,8 @@ extension LivenessPolicy {
         PolicyBound("eyeReopenClosure", 0...1, "closure", weaker: .above, \.eyeReopenClosure),
         PolicyBound("eyeEdgeOnsetRatio", 0...10, "ratio to the eyes' shares just before", weaker: .above, \.eyeEdgeOnsetRatio),
         PolicyBound("eyeEdgeOnsetSeconds", 0.1...5, "s", \.eyeEdgeOnsetSeconds),
+        PolicyBound("eyeSlowClosureEdgeRatio", 0...10, "ratio to the eye's open level", weaker: .above, \.eyeSlowClosureEdgeRatio),
+        PolicyBound("eyeSlowClosureThreshold", 0.01...1, "closure 0…1", weaker: .below, \.eyeSlowClosureThreshold),
         // Yaw conditioning.
         PolicyBound("yawMedianWindowSeconds", 0...2, "s", weaker: .below, \.yawMedianWindowSeconds),
         PolicyBound("yawBaselineWindowSeconds", 0...10, "s", \.yawBaselineWindowSeconds),

@@ -65,6 +65,10 @@ public struct TraceRecord: Sendable, Equatable {
     /// Whether the eye-edge check judged the eyes open whatever their closure
     /// (`FrameAssessment.eyesOpenByEdges`); `nil` when the machine did not judge the frame.
     public var eyesOpenByEdges: Bool?
+    /// Mean closure of the eyes against the open-eye baseline alone
+    /// (`FrameAssessment.eyeClosureAgainstBaseline`, the slow-closure rule's reading); `nil`
+    /// without a face or during warm-up.
+    public var eyeClosureBaseline: Double?
     /// Whether a blink episode is open after the frame (`FrameAssessment.eyesClosedEpisode`):
     /// the frames of one closure of the eyes, from its first closed frame until they look open again.
     public var eyesClosed: Bool?

@@ -18,6 +18,7 @@ public final class TraceWriter {
         "credited", "not_credited_reason", "phase", "hud", "frame_width", "frame_height", "planar_residual",
         "frame_difference", "repeat_lag", "repeat_difference", "repeat_motion", "border_enclosure",
         "eye_edge_left", "eye_edge_right", "eye_edge_relative", "eyes_open_by_edges", "eyes_closed",
+        "eye_closure_baseline",
     ]
 
     private let sink: OutputSink
@@ -44,7 +45,7 @@ public final class TraceWriter {
             String(r.frameWidth), String(r.frameHeight), n(r.planarResidual), n(r.frameDifference),
             n(r.repeatLagSeconds), n(r.repeatDifference), n(r.repeatMotion), n(r.borderEnclosure),
             n(r.eyeEdgeLeft), n(r.eyeEdgeRight), n(r.eyeEdgeRelative), r.eyesOpenByEdges.map { $0 ? "1" : "0" },
-            r.eyesClosed.map { $0 ? "1" : "0" },
+            r.eyesClosed.map { $0 ? "1" : "0" }, n(r.eyeClosureBaseline),
         ]
     }
 

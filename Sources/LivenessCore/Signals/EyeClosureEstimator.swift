@@ -103,8 +103,12 @@ public struct EyeClosureEstimator: Sendable, Equatable {
     }
 
     private struct Assessed: Sendable, Equatable {
+        /// Against the reference (the level the eye fell from).
         var closure: Double
         var dip: Double
+        /// Against the held open-eye baseline alone.
+        var baselineClosure: Double
+        var baselineDip: Double
     }
 
     /// Both eyes' assessments of one frame (a value, so that the window allocates nothing per frame).
@@ -120,6 +124,14 @@ public struct EyeClosureEstimator: Sendable, Equatable {
     /// Scratch for the order statistics (kept so that no array is allocated per frame).
     private var scratch: [Double] = []
     private var eyes: [EyeState]
+
+    /// The latest frame's closures measured against the held open-eye baseline alone, without the
+    /// reference window (`eyeDipReferenceSeconds`); the same rules otherwise (nod, fit jump, short
+    /// dips only, confirmation). A slow closure — lids that take longer than the reference window
+    /// to come down — reads shallow against its own recent level but deep against the open eye;
+    /// the machine counts it only when the eyes' pixels confirm it
+    /// (`LivenessPolicy.eyeSlowClosureEdgeRatio`). Nil during warm-up.
+    public private(set) var againstBaseline: EyeClosure?
 
     /// The open-eye baseline EARs (left, right) used for the latest frame, once warmed up.
     public var baseline: (left: Double, right: Double)? {
@@ -175,7 +187,10 @@ public struct EyeClosureEstimator: Sendable, Equatable {
 
         var baselineCount = 0
         for sample in samples.samples where t - sample.t <= config.windowMicros { baselineCount += 1 }
-        guard baselineCount >= config.warmupFrames else { return nil }
+        guard baselineCount >= config.warmupFrames else {
+            againstBaseline = nil
+            return nil
+        }
 
         let nod = isNod(pitch: pitchDegrees, at: t)
         var jump = false
@@ -189,13 +204,15 @@ public struct EyeClosureEstimator: Sendable, Equatable {
         // window (an erosion); a deep one counts on its own frame.
         recent.append(assessed, at: t)
         recent.drop(olderThan: config.confirmMicros, now: t)
-        func confirmed(_ i: Int) -> Double {
-            if assessed[i].dip >= config.deepDip { return assessed[i].closure }
-            var least: Double?
-            for sample in recent.samples { least = min(least ?? sample.value[i].closure, sample.value[i].closure) }
-            return least ?? assessed[i].closure
+        func confirmed(_ i: Int, _ closure: KeyPath<Assessed, Double>, _ dip: KeyPath<Assessed, Double>) -> Double {
+            if assessed[i][keyPath: dip] >= config.deepDip { return assessed[i][keyPath: closure] }
+            var least = assessed[i][keyPath: closure]
+            for sample in recent.samples { least = min(least, sample.value[i][keyPath: closure]) }
+            return least
         }
-        return EyeClosure(left: confirmed(0), right: confirmed(1))
+        againstBaseline = EyeClosure(left: confirmed(0, \.baselineClosure, \.baselineDip),
+                                     right: confirmed(1, \.baselineClosure, \.baselineDip))
+        return EyeClosure(left: confirmed(0, \.closure, \.dip), right: confirmed(1, \.closure, \.dip))
     }
 
     /// One eye's assessment: its baseline over the baseline window and its largest aspect ratio
@@ -241,10 +258,11 @@ public struct EyeClosureEstimator: Sendable, Equatable {
             counts = false
             eyes[i].lastOpen = nil
         }
-        guard counts else { return Assessed(closure: 0, dip: 0) }
+        guard counts else { return Assessed(closure: 0, dip: 0, baselineClosure: 0, baselineDip: 0) }
         let reference = recentMax.map { min(base, $0) } ?? base
-        let dip = Self.relativeDip(ear: ear, baseline: reference)
         return Assessed(closure: Self.closure(ear: ear, baseline: reference, deadZone: config.deadZone, scale: config.scale),
-                        dip: dip)
+                        dip: Self.relativeDip(ear: ear, baseline: reference),
+                        baselineClosure: Self.closure(ear: ear, baseline: base, deadZone: config.deadZone, scale: config.scale),
+                        baselineDip: Self.relativeDip(ear: ear, baseline: base))
     }
 }

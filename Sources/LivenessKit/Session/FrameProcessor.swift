@@ -187,6 +187,7 @@ extension TraceRecord {
         eyeClosureRight = a.eyeClosureRight.map(q)
         relativeYawDegrees = a.relativeYawDegrees.map(q)
         eyeEdgeRelative = a.eyeEdgeRelative.map(q)
+        eyeClosureBaseline = a.eyeClosureAgainstBaseline.map(q)
         eyesOpenByEdges = eyeEdgeLeft != nil || eyeEdgeRight != nil ? a.eyesOpenByEdges : nil
         eyesClosed = a.eyesClosedEpisode
         credited = a.credited
