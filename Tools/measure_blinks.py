@@ -335,8 +335,12 @@ def main():
                         c.update({"tp": s["tp"], "fp": s["fp"], "fn": s["fn"]})
                         r["variants"]["%dfps" % fps] = c
                 if service is None:
-                    service = StreamService(args.liveness, policy, work)
-                v, covered = stream_jpeg_variant_events(service, video)
+                    try:
+                        service = StreamService(args.liveness, policy, work)
+                    except RuntimeError as e:
+                        sys.stderr.write("measure_blinks: no JPEG stream variant: %s\n" % e)
+                        service = False
+                v, covered = stream_jpeg_variant_events(service, video) if service else (None, None)
                 if v is not None:
                     # the source's frame interval; only what the stream covered is compared
                     rows = r["_internal"][1]
@@ -348,7 +352,7 @@ def main():
                     r["variants"]["jpeg80"] = c
             results.append(r)
     finally:
-        if service is not None:
+        if service:
             service.close()
         shutil.rmtree(work, ignore_errors=True)
     for r in results:

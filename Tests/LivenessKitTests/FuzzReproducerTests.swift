@@ -18,7 +18,7 @@ final class FuzzReproducerTests: XCTestCase {
         XCTAssertThrowsError(try PolicyFile.parse(input, path: "fuzz")) { error in
             let message = "\(error)"
             XCTAssertLessThan(message.count, 600, message)
-            XCTAssertTrue(message.hasPrefix("fuzz: unknown policy key 'eyeBaClosureThreshold' (did you mean 'blinkClosureThreshold'?); "), message)
+            XCTAssertTrue(message.hasPrefix("fuzz: unknown policy key 'eyeBaClosureThreshold' (did you mean 'eyeSlowClosureThreshold'?); "), message)
             XCTAssertTrue(message.hasSuffix("; and 5 more problems"), message)
         }
         // A file of 2000 unknown keys: still one short message.
