@@ -102,16 +102,8 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// under `blinkClosureThreshold` looks open again (`BlinkEpisode`).
     public var eyeReopenRatio: Double = 0.7
     /// Consecutive open-looking frames that end a blink episode: one closure of the eyes is one
-    /// blink even when its landmark closure falls back under the threshold for a frame. At most
-    /// this many: fewer when they span `eyeReopenSeconds`.
+    /// blink even when its landmark closure falls back under the threshold for a frame.
     public var eyeReopenFrames: Int = 2
-    /// Seconds of open-looking frames that end a blink episode, each frame counting the interval
-    /// since the frame before it (`BlinkEpisode`): the frames needed are
-    /// `min(eyeReopenFrames, max(1, ⌈eyeReopenSeconds / interval⌉))` — two at 25–30 fps, one at
-    /// 20 fps and below. The same span as a closure's confirmation (`eyeDipConfirmSeconds`): at
-    /// 15 fps two open frames take 0.13 s, and two real blinks 0.2–0.3 s apart merged into one
-    /// (st-ref1, vr-face3, vr-face4 re-encoded at 15 and 10 fps; docs/blinks.md).
-    public var eyeReopenSeconds: Double = 0.045
     /// Mean closure (0…1) at or under which a frame's landmark lids count as back open for the end
     /// of a blink episode (`BlinkEpisode`): the lids at their open level, up to the landmark noise
     /// (0.02: nine in ten open frames of the shared clips stay at or under it, docs/blinks.md). A
@@ -255,7 +247,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case eyeDipReferenceSeconds, eyeClosureDeadZone, eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
         case eyeDipConfirmSeconds, eyeDeepDipLevel, eyeNodPitchDegrees, eyeNodWindowSeconds, eyeFitJumpRatio
         case eyeEdgeCheck, eyeEdgeMaxRatio, eyeEdgeWindowSeconds, eyeEdgePercentile, eyeEdgeMinimumFrames
-        case eyeReopenRatio, eyeReopenFrames, eyeReopenSeconds, eyeReopenClosure, eyeEdgeOnsetRatio, eyeEdgeOnsetSeconds, eyeSlowClosureEdgeRatio
+        case eyeReopenRatio, eyeReopenFrames, eyeReopenClosure, eyeEdgeOnsetRatio, eyeEdgeOnsetSeconds, eyeSlowClosureEdgeRatio
         case eyeSlowClosureThreshold
         case yawMedianWindowSeconds, yawBaselineWindowSeconds, yawSwayDegrees
         case parallaxCheck, parallaxMinResidual, parallaxMinEyeDistancePixels
@@ -305,7 +297,6 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.eyeEdgeMinimumFrames, &eyeEdgeMinimumFrames)
         try take(.eyeReopenRatio, &eyeReopenRatio)
         try take(.eyeReopenFrames, &eyeReopenFrames)
-        try take(.eyeReopenSeconds, &eyeReopenSeconds)
         try take(.eyeReopenClosure, &eyeReopenClosure)
         try take(.eyeEdgeOnsetRatio, &eyeEdgeOnsetRatio)
         try take(.eyeEdgeOnsetSeconds, &eyeEdgeOnsetSeconds)

@@ -163,7 +163,7 @@ extension LivenessPolicy {
     ///   `eyeFitJumpRatio` above (or 0, which disables the rule), `eyeNodWindowSeconds` 0 (which
     ///   disables the nod rule), `eyeEdgeCheck` below 1 (off), `eyeEdgeMaxRatio`, `eyeReopenClosure`,
     ///   `eyeEdgeOnsetRatio`, `eyeSlowClosureEdgeRatio` and `eyeEdgeMinimumFrames` above,
-    ///   `eyeSlowClosureThreshold` and `eyeReopenSeconds` below, `yawMedianWindowSeconds` below and `yawSwayDegrees` above their
+    ///   `eyeSlowClosureThreshold` below, `yawMedianWindowSeconds` below and `yawSwayDegrees` above their
     ///   defaults (a wider sway allowance lets a camera's rotation through as a turn);
     /// * the presentation-attack checks: `parallaxCheck` below 1 (off), `parallaxMinResidual`
     ///   below its calibrated default (a flatter face passes), `parallaxMinEyeDistancePixels`
@@ -212,7 +212,6 @@ extension LivenessPolicy {
         PolicyBound("eyeEdgeMinimumFrames", 1...1000, "frames", weaker: .above, \.eyeEdgeMinimumFrames),
         PolicyBound("eyeReopenRatio", 0...10, "ratio to the eye's open level", \.eyeReopenRatio),
         PolicyBound("eyeReopenFrames", 1...100, "frames", \.eyeReopenFrames),
-        PolicyBound("eyeReopenSeconds", 0...1, "s", weaker: .below, \.eyeReopenSeconds),
         PolicyBound("eyeReopenClosure", 0...1, "closure", weaker: .above, \.eyeReopenClosure),
         PolicyBound("eyeEdgeOnsetRatio", 0...10, "ratio to the eyes' shares just before", weaker: .above, \.eyeEdgeOnsetRatio),
         PolicyBound("eyeEdgeOnsetSeconds", 0.1...5, "s", \.eyeEdgeOnsetSeconds),

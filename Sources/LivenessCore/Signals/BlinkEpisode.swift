@@ -6,9 +6,8 @@
 /// the eye-edge check does not see open eyes (`FrameAssessment.eyesClosed`); the first closed
 /// frame after open eyes starts an episode. The landmark closure of a long or slow closure can
 /// fall back under the threshold for a frame or two while the eyes stay shut (glasses: the
-/// fitted lids jump), so the episode ends only after consecutive frames that **look open** for
-/// `reopenSeconds` (each frame counting its interval since the frame before; at most
-/// `reopenFrames` frames, at least one: two at 25–30 fps, one at 20 fps and below): the lids back at their open level (`lidsOpen`: closure at most
+/// fitted lids jump), so the episode ends only after `reopenFrames` consecutive frames that
+/// **look open**: the lids back at their open level (`lidsOpen`: closure at most
 /// `LivenessPolicy.eyeReopenClosure`, 0) and the eyes' relative edge share (`EyeEdgeBaseline`)
 /// at least `reopenRatio` (or unknown). A frame whose closure is high but
 /// whose edges show open eyes neither continues nor ends an episode. Without a face the episode
@@ -28,8 +27,6 @@ public struct BlinkEpisode: Sendable, Equatable {
     private var openFrames = 0
     private let reopenRatio: Double
     private let reopenFrames: Int
-    private let reopenMicros: Int64?
-    private var lastMicros: Int64?
     private let onsetRatio: Double?
     private let onsetMicros: Int64
     /// The eyes' vertical-edge shares on one open frame.
@@ -44,25 +41,20 @@ public struct BlinkEpisode: Sendable, Equatable {
     /// - Parameters:
     ///   - reopenRatio: relative edge share (dimensionless, about 1 open) from which a frame under
     ///     the closure threshold looks open.
-    ///   - reopenFrames: consecutive open-looking frames that end an episode (at least 1; at most,
-    ///     with `reopenSeconds`).
-    ///   - reopenSeconds: seconds of consecutive open-looking frames that end an episode, each
-    ///     frame counting its interval since the frame before; nil: always `reopenFrames` frames.
+    ///   - reopenFrames: consecutive open-looking frames that end an episode (at least 1).
     ///   - onsetRatio: the most an onset may keep of the eyes' edge shares just before it
     ///     (dimensionless); nil: the onset is not judged.
     ///   - onsetSeconds: how far back the open frames of that reference go, seconds.
-    public init(reopenRatio: Double, reopenFrames: Int, reopenSeconds: Double? = nil, onsetRatio: Double? = nil,
-                onsetSeconds: Double = 0.5) {
+    public init(reopenRatio: Double, reopenFrames: Int, onsetRatio: Double? = nil, onsetSeconds: Double = 0.5) {
         self.reopenRatio = reopenRatio
         self.reopenFrames = max(1, reopenFrames)
-        reopenMicros = reopenSeconds.map { max(0, microseconds($0)) }
         self.onsetRatio = onsetRatio
         onsetMicros = max(0, microseconds(onsetSeconds))
     }
 
     /// The episode rule of a policy: its reopening, and its onset when the eye-edge check is on.
     public init(policy: LivenessPolicy) {
-        self.init(reopenRatio: policy.eyeReopenRatio, reopenFrames: policy.eyeReopenFrames, reopenSeconds: policy.eyeReopenSeconds,
+        self.init(reopenRatio: policy.eyeReopenRatio, reopenFrames: policy.eyeReopenFrames,
                   onsetRatio: policy.eyeEdgeCheck != 0 ? policy.eyeEdgeOnsetRatio : nil, onsetSeconds: policy.eyeEdgeOnsetSeconds)
     }
 
@@ -76,11 +68,8 @@ public struct BlinkEpisode: Sendable, Equatable {
                                 edgeRight: Double? = nil, timestampMicroseconds t: Int64 = 0, lidsOpen: Bool? = nil,
                                 credited frameCredited: Bool) -> Bool {
         recentOpen.removeAll { t - $0.t > onsetMicros }
-        let interval = lastMicros.map { t - $0 }
-        lastMicros = t
         let blink = step(closedNow: closedNow && (closed || onsetDrops(left: edgeLeft, right: edgeRight)),
-                         lidsOpen: lidsOpen ?? closureBelow, edgeRelative: edgeRelative,
-                         reopenAfter: framesToReopen(interval: interval), credited: frameCredited)
+                         lidsOpen: lidsOpen ?? closureBelow, edgeRelative: edgeRelative, credited: frameCredited)
         if !closed, closureBelow, let l = edgeLeft, let r = edgeRight, l.isFinite, r.isFinite {
             recentOpen.append(OpenShares(t: t, left: l, right: r))
         }
@@ -98,15 +87,7 @@ public struct BlinkEpisode: Sendable, Equatable {
         return (left / referenceLeft + right / referenceRight) / 2 <= onsetRatio
     }
 
-    /// Open-looking frames that end an episode at this frame interval (µs; nil: unknown).
-    private func framesToReopen(interval: Int64?) -> Int {
-        guard let reopenMicros, let interval, interval > 0 else { return reopenFrames }
-        let needed = (reopenMicros + interval - 1) / interval
-        return Int(min(Int64(reopenFrames), max(1, needed)))
-    }
-
-    private mutating func step(closedNow: Bool, lidsOpen: Bool, edgeRelative: Double?, reopenAfter: Int,
-                               credited frameCredited: Bool) -> Bool {
+    private mutating func step(closedNow: Bool, lidsOpen: Bool, edgeRelative: Double?, credited frameCredited: Bool) -> Bool {
         if closedNow {
             if !closed {
                 closed = true
@@ -122,7 +103,7 @@ public struct BlinkEpisode: Sendable, Equatable {
         guard closed else { return false }
         let looksOpen = lidsOpen && (edgeRelative.map { $0 >= reopenRatio } ?? true)
         openFrames = looksOpen ? openFrames + 1 : 0
-        if openFrames >= reopenAfter {
+        if openFrames >= reopenFrames {
             closed = false
             openFrames = 0
         }
