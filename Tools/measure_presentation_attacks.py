@@ -123,7 +123,8 @@ def main():
     print("| clip | turn window (s) | frames | min | median | max |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name, label in sorted(labels.items()):
-        turns = label.get("turns") or []
+        # Turn windows only: some entries name the directions without times ("left", "right").
+        turns = [t for t in label.get("turns") or [] if isinstance(t, dict) and "from" in t and "to" in t]
         if not turns:
             continue
         series = trace_residuals(args.liveness, os.path.join(args.recordings, name))
