@@ -73,18 +73,17 @@ public struct FrameAssessment: Sendable, Equatable {
         return (l + r) / 2
     }
 
-    /// Whether the frame's eyes count as closed for the blink rule: the eye-edge check did not see
-    /// open eyes, and either the mean closure reaches `threshold` (the policy's
-    /// `blinkClosureThreshold`) or — a slow closure — the closure against the open-eye baseline
-    /// alone reaches `slowThreshold` while the eyes' relative edge share is at most
-    /// `slowEdgeRatio` (`LivenessPolicy.eyeSlowClosureThreshold`, `eyeSlowClosureEdgeRatio`; a
-    /// ratio of 0: not judged).
-    public func eyesClosed(threshold: Double, slowThreshold: Double = 1, slowEdgeRatio: Double = 0) -> Bool {
-        guard let mean = eyeClosureMean, !eyesOpenByEdges else { return false }
-        if mean >= threshold { return true }
-        guard slowEdgeRatio > 0, let held = eyeClosureAgainstBaseline, let relative = eyeEdgeRelative else { return false }
-        return held >= slowThreshold && relative <= slowEdgeRatio
+    /// The frame's eye readings as the blink rule takes them (`BlinkSignals.Reading`).
+    public var eyeReading: BlinkSignals.Reading {
+        BlinkSignals.Reading(closureLeft: eyeClosureLeft, closureRight: eyeClosureRight,
+                             closureAgainstBaseline: eyeClosureAgainstBaseline, edgeRelative: eyeEdgeRelative,
+                             openByEdges: eyesOpenByEdges)
     }
+
+    /// Whether the frame's eyes count as closed for the blink rule under `policy`
+    /// (`BlinkSignals.Reading.isClosed`: the closure reaches `blinkClosureThreshold`, or a slow
+    /// closure the eyes' edges confirm, and the eye-edge check did not see open eyes).
+    public func eyesClosed(policy: LivenessPolicy) -> Bool { eyeReading.isClosed(policy: policy) }
 }
 
 /// The result of observing one frame: its assessment and the events it caused.

@@ -60,8 +60,8 @@ public struct LivenessMachine: Sendable {
     private var lastFrameIndex: Int?
     private var inGuideRun = 0
     private var autoshotTimestamp: Int64?
-    private var eyes: EyeClosureEstimator
-    private var eyeEdges: EyeEdgeBaseline
+    /// The blink rule's closures, eye edges and episode.
+    private var blink: BlinkSignals
     private var yawFilter: YawMedianFilter
     private var yawBaseline: YawBaseline
     // The same conditioning for the line-of-sight yaw (`TurnYaw`).
@@ -81,7 +81,6 @@ public struct LivenessMachine: Sendable {
     // with a closure had its eyes closed (a blink is credited on the closing edge), and whether
     // the current turn run was already credited (each run credits once).
     private var prompts: PromptedChallenge?
-    private var blinkEpisode: BlinkEpisode
     private var turnRunCredited = false
 
     /// Creates a session.
@@ -102,10 +101,7 @@ public struct LivenessMachine: Sendable {
             evidence.promptedChallenge = prompts!.evidence
         }
         guide = GuideCircle(policy: policy)
-        eyes = EyeClosureEstimator(policy: policy)
-        blinkEpisode = BlinkEpisode(policy: policy)
-        eyeEdges = EyeEdgeBaseline(windowSeconds: policy.eyeEdgeWindowSeconds, percentile: policy.eyeEdgePercentile,
-                                   minimumFrames: policy.eyeEdgeMinimumFrames)
+        blink = BlinkSignals(policy: policy)
         yawFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
         yawBaseline = YawBaseline(windowSeconds: policy.yawBaselineWindowSeconds)
         sightFilter = YawMedianFilter(windowSeconds: policy.yawMedianWindowSeconds)
@@ -323,23 +319,12 @@ public struct LivenessMachine: Sendable {
         var yaw = YawReadings()
         guard let face = o.face else { return yaw }
         let t = o.timestampMicroseconds
-        switch face.eyes {
-        case let .closure(l, r):
-            frame.eyeClosureLeft = l
-            frame.eyeClosureRight = r
-        case let .aspectRatio(l, r):
-            let c = eyes.update(leftEAR: l, rightEAR: r, pitchDegrees: face.pitchDegrees,
-                                eyeDistancePixels: face.eyeDistancePixels, timestampMicroseconds: t)
-            frame.eyeClosureLeft = c?.left
-            frame.eyeClosureRight = c?.right
-            frame.eyeClosureAgainstBaseline = eyes.againstBaseline?.mean
-        }
-        if face.eyeEdgeLeft != nil || face.eyeEdgeRight != nil {
-            frame.eyeEdgeRelative = eyeEdges.update(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
-                                                    timestampMicroseconds: t)
-            frame.eyesOpenByEdges = EyeEdgeBaseline.vetoes(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
-                                                           relative: frame.eyeEdgeRelative, policy: policy)
-        }
+        let eyes = blink.read(face, timestampMicroseconds: t)
+        frame.eyeClosureLeft = eyes.closureLeft
+        frame.eyeClosureRight = eyes.closureRight
+        frame.eyeClosureAgainstBaseline = eyes.closureAgainstBaseline
+        frame.eyeEdgeRelative = eyes.edgeRelative
+        frame.eyesOpenByEdges = eyes.openByEdges
         yaw.camera = face.yawDegrees
         frame.filteredYawDegrees = face.yawIsFiltered
             ? face.yawDegrees : yawFilter.update(yawDegrees: face.yawDegrees, timestampMicroseconds: t)
@@ -410,20 +395,13 @@ public struct LivenessMachine: Sendable {
     private mutating func observeBlinkEpisode(_ frame: inout FrameAssessment, face: FaceObservation?,
                                               timestampMicroseconds: Int64) -> Bool {
         guard let face else {
-            blinkEpisode.reset()
+            blink.reset()
             return false
         }
-        let threshold = policy.blinkClosureThreshold
-        let slowEdgeRatio = policy.eyeEdgeCheck != 0 ? policy.eyeSlowClosureEdgeRatio : 0
-        let closed = frame.eyesClosed(threshold: threshold, slowThreshold: policy.eyeSlowClosureThreshold, slowEdgeRatio: slowEdgeRatio)
-        let blink = blinkEpisode.update(closedNow: closed,
-                                        closureBelow: (frame.eyeClosureMean ?? 0) < threshold,
-                                        edgeRelative: frame.eyeEdgeRelative, edgeLeft: face.eyeEdgeLeft,
-                                        edgeRight: face.eyeEdgeRight, timestampMicroseconds: timestampMicroseconds,
-                                        lidsOpen: (frame.eyeClosureMean ?? 0) <= policy.eyeReopenClosure,
-                                        credited: frame.credited)
-        frame.eyesClosedEpisode = blinkEpisode.closed
-        return blink
+        let credits = blink.step(frame.eyeReading, face: face, timestampMicroseconds: timestampMicroseconds,
+                                 credited: frame.credited)
+        frame.eyesClosedEpisode = blink.episodeOpen
+        return credits
     }
 
     // MARK: - Prompted mode

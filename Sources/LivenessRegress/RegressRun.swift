@@ -42,37 +42,22 @@ public struct RecordingRun: Sendable {
                                           stopAtVerdict: false, rotation: rotation, plan: plan)
         var frames: [Frame] = []
         // The machine stops judging at its verdict; blink measurement wants the whole clip, so
-        // the same eye conditioning also runs here on every tracked frame.
-        var eyes = EyeClosureEstimator(policy: policy)
-        var edges = EyeEdgeBaseline(windowSeconds: policy.eyeEdgeWindowSeconds, percentile: policy.eyeEdgePercentile,
-                                    minimumFrames: policy.eyeEdgeMinimumFrames)
-        var episode = BlinkEpisode(policy: policy)
+        // the same blink rule (`BlinkSignals`) also runs here on every tracked frame.
+        var blink = BlinkSignals(policy: policy)
         let outcome = try session.run { step in
             let r = step.record
             let t = step.observation.timestampMicroseconds
             var closure: Double?
             if let face = step.observation.face {
-                if case .aspectRatio(let left, let right) = face.eyes {
-                    closure = eyes.update(leftEAR: left, rightEAR: right, pitchDegrees: face.pitchDegrees,
-                                          eyeDistancePixels: face.eyeDistancePixels, timestampMicroseconds: t)?.mean
-                }
-                var relative: Double?
-                if face.eyeEdgeLeft != nil || face.eyeEdgeRight != nil {
-                    relative = edges.update(left: face.eyeEdgeLeft, right: face.eyeEdgeRight, timestampMicroseconds: t)
-                }
-                let openByEdges = EyeEdgeBaseline.vetoes(left: face.eyeEdgeLeft, right: face.eyeEdgeRight,
-                                                         relative: relative, policy: policy)
-                let threshold = policy.blinkClosureThreshold
-                _ = episode.update(closedNow: (closure ?? 0) >= threshold && !openByEdges,
-                                   closureBelow: (closure ?? 0) < threshold, edgeRelative: relative,
-                                   edgeLeft: face.eyeEdgeLeft, edgeRight: face.eyeEdgeRight, timestampMicroseconds: t,
-                                   lidsOpen: (closure ?? 0) <= policy.eyeReopenClosure, credited: true)
+                let reading = blink.read(face, timestampMicroseconds: t)
+                closure = reading.closureMean
+                _ = blink.step(reading, face: face, timestampMicroseconds: t, credited: true)
             } else {
-                episode.reset()
+                blink.reset()
             }
             frames.append(Frame(seconds: r.seconds, face: r.face, faces: r.faces, yawDegrees: r.yawDegrees,
                                 lineOfSightYawDegrees: r.lineOfSightYawDegrees,
-                                closureMean: closure, eyesClosed: episode.closed,
+                                closureMean: closure, eyesClosed: blink.episodeOpen,
                                 rotationDegreesPerSecond: r.deviceRotationDegreesPerSecond))
         }
         let verdict = outcome.machine.verdict ?? Verdict(status: .failed, reason: .inputEnded, timestampMicroseconds: 0, frameIndex: nil)

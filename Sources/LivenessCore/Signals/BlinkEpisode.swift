@@ -3,7 +3,7 @@
 ///
 /// A frame is **closed** when its mean closure reaches `blinkClosureThreshold` (or, a slow
 /// closure, its closure against the open-eye baseline does while the eyes' edges read closed) and
-/// the eye-edge check does not see open eyes (`FrameAssessment.eyesClosed`); the first closed
+/// the eye-edge check does not see open eyes (`BlinkSignals.Reading.isClosed`); the first closed
 /// frame after open eyes starts an episode. The landmark closure of a long or slow closure can
 /// fall back under the threshold for a frame or two while the eyes stay shut (glasses: the
 /// fitted lids jump), so the episode ends only after `reopenFrames` consecutive frames that
