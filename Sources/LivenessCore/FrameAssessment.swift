@@ -79,11 +79,6 @@ public struct FrameAssessment: Sendable, Equatable {
                              closureAgainstBaseline: eyeClosureAgainstBaseline, edgeRelative: eyeEdgeRelative,
                              openByEdges: eyesOpenByEdges)
     }
-
-    /// Whether the frame's eyes count as closed for the blink rule under `policy`
-    /// (`BlinkSignals.Reading.isClosed`: the closure reaches `blinkClosureThreshold`, or a slow
-    /// closure the eyes' edges confirm, and the eye-edge check did not see open eyes).
-    public func eyesClosed(policy: LivenessPolicy) -> Bool { eyeReading.isClosed(policy: policy) }
 }
 
 /// The result of observing one frame: its assessment and the events it caused.
