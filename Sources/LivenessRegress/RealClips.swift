@@ -23,6 +23,8 @@ public struct RealClip: Sendable {
     /// One-eye winks from the project's annotations (seconds): an episode overlapping one is a
     /// blink by the spec's mean-closure rule, not a false one.
     public var winks: [ClosedRange<Double>] = []
+    /// The project's blink labels of the clip (`Recordings/blink-labels.json`), scored whole clip.
+    public var projectBlinks: BlinkLabels.Clip?
 
     /// A `must` value: a boolean, a string or a number.
     public enum MustValue: Sendable, CustomStringConvertible {
@@ -142,6 +144,9 @@ public struct RealClipResult: Sendable {
     public var falseEpisodes: [Double] = []
     public var missedBlinks: [Double] = []
     public var checked = false
+    /// The blink episodes scored against the project's labels (`BlinkLabels`), nil when the clip
+    /// has none.
+    public var projectBlinkScore: BlinkScore?
     public var ok: Bool { mismatches.isEmpty }
 }
 
@@ -206,6 +211,12 @@ enum RealClipCheck {
         for (key, value) in clip.must where got[key] != value.description {
             got[key] = got[key] ?? "unknown key"
             result.mismatches.append("\(key)=\(got[key]!), must be \(value)")
+        }
+        if let labelled = clip.projectBlinks {
+            var seconds = run.frames.last?.seconds ?? 0
+            if run.frames.count > 1 { seconds += seconds - run.frames[run.frames.count - 2].seconds }
+            result.projectBlinkScore = BlinkScore(events: episodes(run).map { BlinkLabels.Interval(start: $0.start, end: $0.end) },
+                                                  clip: labelled, clipSeconds: seconds)
         }
         if let labels = clip.blinks {
             let tolerance = 0.2

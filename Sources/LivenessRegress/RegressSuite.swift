@@ -17,6 +17,11 @@ public final class RegressSuite: @unchecked Sendable {
     /// The project's annotations of the real clips (winks, blinks labels.json lacks); default:
     /// `Recordings/real-clip-annotations.json` of the package the first case folder belongs to.
     public var annotationsPath: String?
+    /// The project's blink labels of the real clips (docs/blinks.md); default:
+    /// `Recordings/blink-labels.json` of the package the first case folder belongs to.
+    public var blinkLabelsPath: String?
+    /// Labelled files (`blinkLabelsPath`) that the real clips' folder lacks.
+    public private(set) var blinkLabelsMissing: [String] = []
 
     public private(set) var caseResults: [CaseResult] = []
     public private(set) var realResults: [RealClipResult] = []
@@ -27,6 +32,7 @@ public final class RegressSuite: @unchecked Sendable {
         self.caseDirectories = caseDirectories
         self.realDirectory = realDirectory
         annotationsPath = caseDirectories.first.map { RealClipAnnotations.path(packageRoot: RegressSuite.root(of: $0)) }
+        blinkLabelsPath = caseDirectories.first.map { BlinkLabels.path(packageRoot: RegressSuite.root(of: $0)) }
     }
 
     /// The problem that stops the generated cases from being produced (no python3 with OpenCV,
@@ -130,10 +136,18 @@ public final class RegressSuite: @unchecked Sendable {
         if let realDirectory {
             var clips = try RealClip.load(directory: realDirectory)
             if let annotationsPath { clips = try RealClipAnnotations.apply(annotationsPath, to: clips) }
+            if let blinkLabelsPath, let labels = try BlinkLabels.load(blinkLabelsPath) {
+                clips = labels.apply(to: clips, directory: realDirectory)
+                blinkLabelsMissing = labels.missingFiles(in: realDirectory)
+            }
             for clip in clips { tasks.append(.real(clip)) }
         }
-        // Longest first: the real clips are the long ones.
-        tasks.sort { if case .real = $0, case .generated = $1 { return true } else { return false } }
+        // Longest first: the real clips are the long ones, the largest file of them first.
+        func weight(_ task: Task) -> Int {
+            guard case .real(let clip) = task else { return -1 }
+            return ((try? FileManager.default.attributesOfItem(atPath: clip.path))?[.size] as? Int) ?? 0
+        }
+        tasks = tasks.enumerated().sorted { (weight($0.element), -$0.offset) > (weight($1.element), -$1.offset) }.map(\.element)
         start = clock.now
         let state = WorkState()
         let group = DispatchGroup()
@@ -245,6 +259,14 @@ public final class RegressSuite: @unchecked Sendable {
                 func times(_ v: [Double]) -> String { v.isEmpty ? "none" : v.map { String(format: "%.2f", $0) }.joined(separator: ", ") + " s" }
                 out += "    blinks: \(r.episodes.count) episodes, \(r.matchedEpisodesAnnotated) match a blink or wink; unmatched at \(times(r.falseEpisodes)); missed \(times(r.missedBlinks))\n"
             }
+            if let s = r.projectBlinkScore {
+                func times(_ v: [BlinkLabels.Interval]) -> String {
+                    v.isEmpty ? "none" : v.map { String(format: "%.2f", $0.start) }.joined(separator: ", ") + " s"
+                }
+                out += "    project blink labels: TP/FP/FN \(s.truePositives)/\(s.falsePositives)/\(s.falseNegatives)"
+                    + String(format: ", %.1f false a minute", s.falsePerMinute ?? 0)
+                    + "; false at \(times(s.falseEvents)); missed \(times(s.missed))\n"
+            }
         }
         for (title, subset) in [("all labelled clips", realResults.filter { !$0.labelled.isEmpty || !$0.episodes.isEmpty }),
                                 ("clips whose labels were checked by eye", realResults.filter { $0.checked })] {
@@ -265,6 +287,29 @@ public final class RegressSuite: @unchecked Sendable {
             let recallA = labels + added == 0 ? 1 : Double(hitA) / Double(labels + added)
             out += String(format: "  with the project's annotations (winks count as blinks; blinks added: %d): precision %.2f (%d of %d), recall %.2f (%d of %d)",
                           added, precisionA, tpA, episodes, recallA, hitA, labels + added) + "\n"
+        }
+        out += projectBlinkReport()
+        return out
+    }
+
+    /// The blink line against the project's labels (`BlinkLabels`): all labelled clips together,
+    /// and the clip with the most false events a minute.
+    func projectBlinkReport() -> String {
+        let scored = realResults.compactMap { r in r.projectBlinkScore.map { (r.file, $0) } }
+        guard !scored.isEmpty else { return "" }
+        let total = BlinkScore.total(scored.map(\.1))
+        func ratio(_ v: Double?) -> String { v.map { String(format: "%.2f", $0) } ?? "-" }
+        var out = "blinks against the project's labels (Recordings/blink-labels.json; \(scored.count) clips, "
+            + String(format: "%.1f min, whole clips, ±0.2 s): ", total.seconds / 60)
+            + "precision \(ratio(total.precision)) (\(total.truePositives) of \(total.truePositives + total.falsePositives) episodes), "
+            + "recall \(ratio(total.recall)) (\(total.truePositives) of \(total.truePositives + total.falseNegatives) blinks)"
+            + String(format: ", %.2f false a minute", total.falsePerMinute ?? 0)
+        if let worst = scored.max(by: { ($0.1.falsePerMinute ?? 0) < ($1.1.falsePerMinute ?? 0) }), worst.1.falsePositives > 0 {
+            out += " (most: \(worst.0), " + String(format: "%.1f)", worst.1.falsePerMinute ?? 0)
+        }
+        out += "\n"
+        if !blinkLabelsMissing.isEmpty {
+            out += "  labelled clips not in the folder, not scored: \(blinkLabelsMissing.joined(separator: ", "))\n"
         }
         return out
     }
