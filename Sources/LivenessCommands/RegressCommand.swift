@@ -13,6 +13,7 @@ package enum RegressCommand {
         options: [
             .option("--jobs", "N", "Worker threads (default: the number of cores)."),
             .option("--recordings", "DIR", "The real clips with labels.json (default: $LIVENESS_RECORDINGS or ../shared/recordings)."),
+            .option("--blink-labels", "FILE", "Blink labels of the real clips, scored whole clip (default: Recordings/blink-labels.json; docs/blinks.md has the format)."),
             .flag("--no-real", "Skip the real clips."),
             .flag("--no-generate", "Do not render missing or stale cases (Tools/generate_cases.py)."),
         ],
@@ -44,6 +45,12 @@ package enum RegressCommand {
         let real: String? = parsed.has("--no-real") ? nil
             : parsed.value("--recordings") ?? RegressSuite.defaultRealDirectory(packageRoot: RegressSuite.root(of: directories[0]))
         let suite = RegressSuite(caseDirectories: directories, realDirectory: real)
+        if let labels = parsed.value("--blink-labels") {
+            guard FileManager.default.fileExists(atPath: labels) else {
+                return console.usageError(UsageError("no blink labels at \(labels)"), spec: spec)
+            }
+            suite.blinkLabelsPath = labels
+        }
         suite.jobs = jobs
         suite.generate = !parsed.has("--no-generate")
         do {

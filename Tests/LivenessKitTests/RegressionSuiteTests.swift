@@ -48,6 +48,13 @@ final class RegressionSuiteTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(total.recall ?? 0, 0.90, "blink recall against the project's labels:\n" + suite.projectBlinkReport())
     }
 
+    func testRegressRejectsMissingBlinkLabels() {
+        let console = Console.capturing()
+        XCTAssertEqual(LivenessCLI.run(["regress", packageRoot + "/Recordings/cases", "--blink-labels", "/nonexistent/labels.json"],
+                                       console: console), 2)
+        XCTAssertTrue(console.errors.contains("no blink labels at /nonexistent/labels.json"), console.errors)
+    }
+
     func testRegressRejectsAMissingFolder() {
         let console = Console.capturing()
         XCTAssertEqual(LivenessCLI.run(["regress", "/nonexistent/cases"], console: console), 2)
