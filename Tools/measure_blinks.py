@@ -198,9 +198,13 @@ def write_sheets(args, name, video, result, shared_labels):
     return sheets.write(video, os.path.join(args.sheets, name), name, grouped, times, rows, frames, engine_mean, peer_mean), grouped
 
 
-def variant_events(args, video, fps, policy, work):
-    out = os.path.join(work, "%s-%dfps.mp4" % (os.path.basename(video), fps))
-    res = run(["ffmpeg", "-v", "error", "-y", "-i", video, "-an", "-vf", "fps=%d" % fps, "-c:v", "libx264",
+def variant_events(args, video, fps, policy, work, phase=0.0):
+    """Engine events of `video` re-encoded at `fps` (H.264, CRF 18); with `phase` (seconds), the
+    frames kept are those `phase` later in the source, as a camera whose frames fall at other
+    moments would take them (event times then read `phase` early: well inside the tolerance)."""
+    out = os.path.join(work, "%s-%dfps-%03d.mp4" % (os.path.basename(video), fps, round(phase * 1000)))
+    vf = ("setpts=PTS-%.4f/TB," % phase if phase else "") + "fps=%d" % fps
+    res = run(["ffmpeg", "-v", "error", "-y", "-i", video, "-an", "-vf", vf, "-c:v", "libx264",
                "-crf", "18", "-pix_fmt", "yuv420p", out])
     if res.returncode != 0:
         return None
@@ -279,6 +283,26 @@ def compare_variant(base, variant, frame_seconds):
             "largestStartShift": round(max(starts), 3) if starts else None}
 
 
+def variant_plan(args):
+    """(fps, phase seconds) of each re-encoding: every rate of --rates at --phases evenly spaced
+    phases of its frame interval."""
+    return [(fps, k / (fps * args.phases)) for fps in args.rates for k in range(args.phases)]
+
+
+def variant_key(fps, phase):
+    return "%dfps" % fps + ("+%.3fs" % phase if phase else "")
+
+
+def rates(text):
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("frame rates are whole numbers separated by commas, e.g. 30,15,10")
+    if not values or any(v < 1 or v > 240 for v in values):
+        raise argparse.ArgumentTypeError("each frame rate must be between 1 and 240")
+    return values
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--liveness", default=os.path.join(ROOT, ".build", "release", "liveness"))
@@ -289,7 +313,10 @@ def main():
     ap.add_argument("--clips", nargs="*", help="only these file names")
     ap.add_argument("--tolerance", type=float, default=0.2, help="seconds between matched intervals (default 0.2)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
-    ap.add_argument("--fps-variants", action="store_true", help="also re-encode each clip at 30, 15, 10 fps, and stream it as JPEG q80 through liveness stream / serve")
+    ap.add_argument("--fps-variants", action="store_true", help="also re-encode each clip at the --rates, and stream it as JPEG q80 through liveness stream / serve")
+    ap.add_argument("--rates", type=rates, default=list(VARIANT_FPS), help="frame rates of the re-encodings (default 30,15,10)")
+    ap.add_argument("--phases", type=int, default=1, choices=range(1, 9), metavar="N",
+                    help="re-encode each rate at N phases of its frame interval (default 1: frames from the first)")
     ap.add_argument("--sheets", metavar="DIR", help="write contact sheets of every candidate event to DIR")
     ap.add_argument("--sheet-width", type=int, default=128, help="pixels per eye crop on the sheets (default 128)")
     ap.add_argument("--events", action="store_true", help="list every event of every clip")
@@ -326,14 +353,14 @@ def main():
             if args.fps_variants:
                 base = r["engine"]["list"]
                 r["variants"] = {}
-                for fps in VARIANT_FPS:
-                    v = variant_events(args, video, fps, policy, work)
+                for fps, phase in variant_plan(args):
+                    v = variant_events(args, video, fps, policy, work, phase)
                     if v is not None:
                         c = compare_variant(base, v, 1.0 / fps)
                         bl, exc, _ = split_labels(labels.get(name))
                         s = ev.score(v, bl, exc, args.tolerance)
                         c.update({"tp": s["tp"], "fp": s["fp"], "fn": s["fn"]})
-                        r["variants"]["%dfps" % fps] = c
+                        r["variants"][variant_key(fps, phase)] = c
                 if service is None:
                     try:
                         service = StreamService(args.liveness, policy, work)
@@ -427,18 +454,32 @@ def print_text(out, args):
     if any("variants" in r for r in out["clips"]):
         print()
         print("frame-rate variants: engine events (matched to the source-rate events within one variant frame / gained / lost), TP/FP/FN against labels")
-        print("| clip | source | 30 fps | 15 fps | 10 fps | JPEG q80 |")
-        print("| --- | --- | --- | --- | --- | --- |")
+        keys = [variant_key(fps, phase) for fps, phase in variant_plan(args)] + ["jpeg80"]
+        print("| clip | source | " + " | ".join(k if k != "jpeg80" else "JPEG q80" for k in keys) + " |")
+        print("| --- | --- | " + " | ".join("---" for _ in keys) + " |")
         for r in out["clips"]:
             v = r.get("variants", {})
             cells = []
-            for k in ("30fps", "15fps", "10fps", "jpeg80"):
+            for k in keys:
                 c = v.get(k)
                 cells.append("—" if c is None else "%d (%d/+%d/-%d) %d/%d/%d%s" % (
                     c["events"], c["matched"], c["gained"], c["lost"], c["tp"], c["fp"], c["fn"],
                     (" gained at " + ",".join("%.2f" % g for g in c["gainedAt"])) if c["gained"] else ""))
             e = r["engine"]
             print("| %s | %d %d/%d/%d | %s |" % (r["file"], e["events"], e["tp"], e["fp"], e["fn"], " | ".join(cells)))
+        cells = []
+        for k in keys:
+            cs = [r["variants"][k] for r in out["clips"] if k in r.get("variants", {})]
+            if not cs:
+                cells.append("—")
+                continue
+            tot = {f: sum(c[f] for c in cs) for f in ("events", "matched", "gained", "lost", "tp", "fp", "fn")}
+            cells.append("%d (%d/+%d/-%d) %d/%d/%d, P %s R %s, %d clips gain" % (
+                tot["events"], tot["matched"], tot["gained"], tot["lost"], tot["tp"], tot["fp"], tot["fn"],
+                fmt(ev.ratio(tot["tp"], tot["tp"] + tot["fp"])), fmt(ev.ratio(tot["tp"], tot["tp"] + tot["fn"])),
+                sum(1 for c in cs if c["gained"])))
+        t = out["totals"]["engine"]
+        print("| **all** | %d/%d/%d | %s |" % (t["tp"], t["fp"], t["fn"], " | ".join(cells)))
     for r in out["clips"]:
         if r.get("framesMismatch"):
             print("note: %s: the peer decoded a different number of frames than the engine" % r["file"])
