@@ -20,13 +20,15 @@ Events match a labelled blink when their intervals overlap or lie within --toler
 (0.2), one to one, closest first. Labels marked ambiguous and winks count neither way.
 
     /usr/bin/python3 Tools/measure_blinks.py [--liveness PATH] [--clips NAME...] [--json]
-        [--fps-variants] [--sheets DIR] [--peer-python /work/.venvs/mediapipe/bin/python]
+        [--fps-variants [--rates 30,15,10] [--phases N]] [--sheets DIR]
+        [--peer-python /work/.venvs/mediapipe/bin/python]
 
 Tools/setup.sh --measure makes the peer's venv. Results are cached under
 Recordings/.cache/blinks (keyed by the input's size and time and the engine binary's).
 Standard library only, except --sheets (OpenCV: Debian's python3-opencv); ffmpeg for
 --fps-variants, whose JPEG variant streams every frame at quality 80 with `liveness stream
---format jpeg --jpeg-quality 80` to a `liveness serve --trace-dir` on loopback.
+--format jpeg --jpeg-quality 80` to a `liveness serve --trace-dir` on loopback, and again the
+15 fps re-encoding (the hosted web page sends JPEG at 15 fps at most) when 15 is one of --rates.
 """
 import argparse
 import csv
@@ -198,11 +200,15 @@ def write_sheets(args, name, video, result, shared_labels):
     return sheets.write(video, os.path.join(args.sheets, name), name, grouped, times, rows, frames, engine_mean, peer_mean), grouped
 
 
+def variant_path(video, fps, phase, work):
+    return os.path.join(work, "%s-%dfps-%03d.mp4" % (os.path.basename(video), fps, round(phase * 1000)))
+
+
 def variant_events(args, video, fps, policy, work, phase=0.0):
     """Engine events of `video` re-encoded at `fps` (H.264, CRF 18); with `phase` (seconds), the
     frames kept are those `phase` later in the source, as a camera whose frames fall at other
     moments would take them (event times then read `phase` early: well inside the tolerance)."""
-    out = os.path.join(work, "%s-%dfps-%03d.mp4" % (os.path.basename(video), fps, round(phase * 1000)))
+    out = variant_path(video, fps, phase, work)
     vf = ("setpts=PTS-%.4f/TB," % phase if phase else "") + "fps=%d" % fps
     res = run(["ffmpeg", "-v", "error", "-y", "-i", video, "-an", "-vf", vf, "-c:v", "libx264",
                "-crf", "18", "-pix_fmt", "yuv420p", out])
@@ -313,7 +319,7 @@ def main():
     ap.add_argument("--clips", nargs="*", help="only these file names")
     ap.add_argument("--tolerance", type=float, default=0.2, help="seconds between matched intervals (default 0.2)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
-    ap.add_argument("--fps-variants", action="store_true", help="also re-encode each clip at the --rates, and stream it as JPEG q80 through liveness stream / serve")
+    ap.add_argument("--fps-variants", action="store_true", help="also re-encode each clip at the --rates, and stream it as JPEG q80 through liveness stream / serve (also at 15 fps when 15 is a rate)")
     ap.add_argument("--rates", type=rates, default=list(VARIANT_FPS), help="frame rates of the re-encodings (default 30,15,10)")
     ap.add_argument("--phases", type=int, default=1, choices=range(1, 9), metavar="N",
                     help="re-encode each rate at N phases of its frame interval (default 1: frames from the first)")
@@ -377,6 +383,15 @@ def main():
                     s = ev.score(v, [b for b in bl if b["start"] <= covered], exc, args.tolerance)
                     c.update({"tp": s["tp"], "fp": s["fp"], "fn": s["fn"], "coveredSeconds": round(covered, 3)})
                     r["variants"]["jpeg80"] = c
+                # The hosted web page's stream: JPEG q80 at 15 fps (its most; docs/web-flow.md).
+                fifteen = variant_path(video, 15, 0.0, work)
+                v, covered = stream_jpeg_variant_events(service, fifteen) if service and os.path.isfile(fifteen) else (None, None)
+                if v is not None:
+                    c = compare_variant([e for e in base if e["start"] <= covered + 1 / 15], v, 1 / 15)
+                    bl, exc, _ = split_labels(labels.get(name))
+                    s = ev.score(v, [b for b in bl if b["start"] <= covered], exc, args.tolerance)
+                    c.update({"tp": s["tp"], "fp": s["fp"], "fn": s["fn"], "coveredSeconds": round(covered, 3)})
+                    r["variants"]["jpeg80-15fps"] = c
             results.append(r)
     finally:
         if service:
@@ -455,7 +470,10 @@ def print_text(out, args):
         print()
         print("frame-rate variants: engine events (matched to the source-rate events within one variant frame / gained / lost), TP/FP/FN against labels")
         keys = [variant_key(fps, phase) for fps, phase in variant_plan(args)] + ["jpeg80"]
-        print("| clip | source | " + " | ".join(k if k != "jpeg80" else "JPEG q80" for k in keys) + " |")
+        if any("jpeg80-15fps" in r.get("variants", {}) for r in out["clips"]):
+            keys.append("jpeg80-15fps")
+        names = {"jpeg80": "JPEG q80", "jpeg80-15fps": "JPEG q80 at 15 fps"}
+        print("| clip | source | " + " | ".join(names.get(k, k) for k in keys) + " |")
         print("| --- | --- | " + " | ".join("---" for _ in keys) + " |")
         for r in out["clips"]:
             v = r.get("variants", {})
