@@ -80,6 +80,14 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
     /// landmark fit is taken to have jumped: no closure until the eye is seen open again.
     /// 0 disables the rule.
     public var eyeFitJumpRatio: Double = 0.25
+    /// Eye-centre distance in pixels under which the eyes are too small for a closure to be read:
+    /// no closure until the eye is seen open again at a size that resolves it. At 15 px the eye is
+    /// about 6 px from corner to corner (0.41 of the eye-centre distance, median over lp-d14's
+    /// frames) — the least the eye-edge patch measures — and its open lids about 2 px apart, so
+    /// a pixel of landmark error reads as a half-closed eye. Measured on the shared clips at a
+    /// third of their size (docs/blinks.md): 17 of 28 false blinks are under it, and 2 of 105 real
+    /// ones. 0 disables the rule.
+    public var eyeMinimumDistancePixels: Double = 15
     /// The eye-edge check of the blink rule, 1 on (the default) or 0 off: a frame whose closure
     /// reaches `blinkClosureThreshold` is not a closed frame when the eyes' own pixels still show
     /// open eyes (`FaceObservation.eyeEdges`, read by `EyeEdgeBaseline`): glare on glasses, a
@@ -246,6 +254,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         case eyeBaselineWindowSeconds, eyeBaselinePercentile, eyeBaselineHoldSeconds, eyeWarmupFrames
         case eyeDipReferenceSeconds, eyeClosureDeadZone, eyeClosureScale, eyeDipOnsetLevel, eyeMaxDipSeconds
         case eyeDipConfirmSeconds, eyeDeepDipLevel, eyeNodPitchDegrees, eyeNodWindowSeconds, eyeFitJumpRatio
+        case eyeMinimumDistancePixels
         case eyeEdgeCheck, eyeEdgeMaxRatio, eyeEdgeWindowSeconds, eyeEdgePercentile, eyeEdgeMinimumFrames
         case eyeReopenRatio, eyeReopenFrames, eyeReopenClosure, eyeEdgeOnsetRatio, eyeEdgeOnsetSeconds, eyeSlowClosureEdgeRatio
         case eyeSlowClosureThreshold
@@ -290,6 +299,7 @@ public struct LivenessPolicy: Sendable, Equatable, Codable {
         try take(.eyeNodPitchDegrees, &eyeNodPitchDegrees)
         try take(.eyeNodWindowSeconds, &eyeNodWindowSeconds)
         try take(.eyeFitJumpRatio, &eyeFitJumpRatio)
+        try take(.eyeMinimumDistancePixels, &eyeMinimumDistancePixels)
         try take(.eyeEdgeCheck, &eyeEdgeCheck)
         try take(.eyeEdgeMaxRatio, &eyeEdgeMaxRatio)
         try take(.eyeEdgeWindowSeconds, &eyeEdgeWindowSeconds)

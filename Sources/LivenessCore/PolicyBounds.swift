@@ -205,6 +205,7 @@ extension LivenessPolicy {
         PolicyBound("eyeNodPitchDegrees", 0...90, "°", weaker: .above, weakerAt: 0, \.eyeNodPitchDegrees),
         PolicyBound("eyeNodWindowSeconds", 0...5, "s", weakerAt: 0, \.eyeNodWindowSeconds),
         PolicyBound("eyeFitJumpRatio", 0...10, "relative change", weaker: .above, weakerAt: 0, \.eyeFitJumpRatio),
+        PolicyBound("eyeMinimumDistancePixels", 0...10000, "px", weaker: .below, \.eyeMinimumDistancePixels),
         PolicyBound("eyeEdgeCheck", 0...1, "switch (1 on, 0 off)", weaker: .below, \.eyeEdgeCheck),
         PolicyBound("eyeEdgeMaxRatio", 0...10, "ratio to the eye's open level", weaker: .above, \.eyeEdgeMaxRatio),
         PolicyBound("eyeEdgeWindowSeconds", 0.5...60, "s", \.eyeEdgeWindowSeconds),

@@ -247,6 +247,43 @@ final class EyeConditioningTests: XCTestCase {
         }
     }
 
+    /// Eyes too small to read: the same blink, with the eye centres 14 px apart (under
+    /// `eyeMinimumDistancePixels`, 15), reads no closure; at 16 px it is found. After the face
+    /// comes closer, the eye must be seen open at the readable size before a dip counts.
+    func testEyesTooSmallToReadGiveNoClosure() {
+        func script(eyeDistance: Double) -> EyeScript {
+            var s = EyeScript(fps: 30, open: 0.30)
+            s.eyeDistance = eyeDistance
+            s.hold(seconds: 1.5)
+            s.blink(closed: 0.10, frames: 3)
+            s.hold(seconds: 0.5)
+            return s
+        }
+        let small = script(eyeDistance: 14)
+        XCTAssertEqual(small.closures().max(), 0, "no closure on eyes 14 px apart")
+        XCTAssertEqual(small.judge(small.closures()).found, [])
+        let readable = script(eyeDistance: 16)
+        XCTAssertEqual(readable.judge(readable.closures()).found, [0], "the same blink at 16 px")
+        var off = LivenessPolicy()
+        off.eyeMinimumDistancePixels = 0
+        XCTAssertEqual(small.judge(small.closures(off)).found, [0], "with the rule off the small blink counts")
+
+        // Small eyes half-closed for a while, then the face comes closer with the lids still low:
+        // nothing counts until the eye has been seen open at 20 px; the blink after that does.
+        var s = EyeScript(fps: 30, open: 0.30)
+        s.eyeDistance = 12
+        s.hold(seconds: 1.5)
+        s.hold(0.14, frames: 6)
+        s.eyeDistance = 20
+        s.hold(0.14, frames: 4)
+        s.hold(0.30, frames: 15)
+        s.blink(closed: 0.10, frames: 3)
+        s.hold(seconds: 0.5)
+        let c = s.closures()
+        XCTAssertEqual(s.judge(c).found, [0])
+        XCTAssertEqual(s.judge(c).falseFrames, [], "the low lids seen when the face came closer are no blink")
+    }
+
     func testNodAndFitJumpRulesCanBeSwitchedOff() {
         var p = LivenessPolicy()
         p.eyeNodPitchDegrees = 0

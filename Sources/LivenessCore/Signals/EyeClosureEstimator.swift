@@ -35,7 +35,10 @@
 ///   clips) and never triggered this on them;
 /// * **the landmark fit jumps**: the eye distance changes by more than `eyeFitJumpRatio` (25 %)
 ///   from the previous tracked frame, which no real head does in one frame (it happens when the
-///   fit re-anchors after fast motion: 2 frames of 3,400 on the labelled clips).
+///   fit re-anchors after fast motion: 2 frames of 3,400 on the labelled clips);
+/// * **the eyes are too small to read**: the eye centres are under `eyeMinimumDistancePixels`
+///   (15 px) apart; the open lids are then about 2 px apart and a pixel of landmark error reads
+///   as a half-closed eye (webcam clips at a third of their size: 17 of their 28 false blinks).
 ///
 /// **Confirmation.** Each eye's reported closure is the minimum of its closures over the trailing
 /// `eyeDipConfirmSeconds` (default 0.045 s): at 25–30 fps a shallow dip must show on two
@@ -95,6 +98,7 @@ public struct EyeClosureEstimator: Sendable, Equatable {
         var deepDip: Double
         var nodDegrees: Double
         var fitJump: Double
+        var minimumEyeDistance: Double
     }
 
     private struct EyeState: Sendable, Equatable {
@@ -153,7 +157,8 @@ public struct EyeClosureEstimator: Sendable, Equatable {
             confirmMicros: microseconds(policy.eyeDipConfirmSeconds),
             deepDip: policy.eyeDeepDipLevel,
             nodDegrees: policy.eyeNodPitchDegrees,
-            fitJump: policy.eyeFitJumpRatio)
+            fitJump: policy.eyeFitJumpRatio,
+            minimumEyeDistance: policy.eyeMinimumDistancePixels)
         let eye = EyeState(baseline: OpenEyeBaseline(percentile: policy.eyeBaselinePercentile,
                                                      holdSeconds: policy.eyeBaselineHoldSeconds))
         eyes = [eye, eye]
@@ -197,6 +202,8 @@ public struct EyeClosureEstimator: Sendable, Equatable {
         if config.fitJump > 0, let now = eyeDistancePixels, let before = previous?.eyeDistance, before > 0 {
             jump = abs(now / before - 1) > config.fitJump
         }
+        // Eyes too small to read count like a jump: nothing until seen open at a readable size.
+        if config.minimumEyeDistance > 0, let now = eyeDistancePixels, now < config.minimumEyeDistance { jump = true }
         let left = assessEye(0, ear: leftEAR, nod: nod, jump: jump, at: t)
         let right = assessEye(1, ear: rightEAR, nod: nod, jump: jump, at: t)
         let assessed = AssessedPair(left: left, right: right)
