@@ -88,7 +88,7 @@ final class ReportSchemaTests: XCTestCase {
         let policy = try XCTUnwrap(json["policy"] as? [String: Any])
         let expectedPolicy = try XCTUnwrap(try JSONSerialization.jsonObject(with: JSONEncoder().encode(LivenessPolicy())) as? [String: Any])
         XCTAssertEqual(Set(policy.keys), Set(expectedPolicy.keys))
-        XCTAssertEqual(policy.count, 63)
+        XCTAssertEqual(policy.count, 64)
         XCTAssertEqual((policy["blinkClosureThreshold"] as? NSNumber)?.doubleValue, 0.22)
 
         XCTAssertEqual(json["seed"] as? Int, 5)
