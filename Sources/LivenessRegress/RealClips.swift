@@ -212,15 +212,15 @@ enum RealClipCheck {
             got[key] = got[key] ?? "unknown key"
             result.mismatches.append("\(key)=\(got[key]!), must be \(value)")
         }
+        let found = episodes(run)
         if let labelled = clip.projectBlinks {
             var seconds = run.frames.last?.seconds ?? 0
             if run.frames.count > 1 { seconds += seconds - run.frames[run.frames.count - 2].seconds }
-            result.projectBlinkScore = BlinkScore(events: episodes(run).map { BlinkLabels.Interval(start: $0.start, end: $0.end) },
+            result.projectBlinkScore = BlinkScore(events: found.map { BlinkLabels.Interval(start: $0.start, end: $0.end) },
                                                   clip: labelled, clipSeconds: seconds)
         }
         if let labels = clip.blinks {
             let tolerance = 0.2
-            let found = episodes(run)
             result.episodes = found.map(\.start)
             result.labelled = labels
             result.checked = clip.checked

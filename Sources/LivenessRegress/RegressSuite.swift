@@ -147,7 +147,8 @@ public final class RegressSuite: @unchecked Sendable {
             guard case .real(let clip) = task else { return -1 }
             return ((try? FileManager.default.attributesOfItem(atPath: clip.path))?[.size] as? Int) ?? 0
         }
-        tasks = tasks.enumerated().sorted { (weight($0.element), -$0.offset) > (weight($1.element), -$1.offset) }.map(\.element)
+        let weights = tasks.map(weight)
+        tasks = tasks.indices.sorted { (weights[$0], -$0) > (weights[$1], -$1) }.map { tasks[$0] }
         start = clock.now
         let state = WorkState()
         let group = DispatchGroup()

@@ -202,10 +202,10 @@ public struct EyeClosureEstimator: Sendable, Equatable {
         if config.fitJump > 0, let now = eyeDistancePixels, let before = previous?.eyeDistance, before > 0 {
             jump = abs(now / before - 1) > config.fitJump
         }
-        // Eyes too small to read count like a jump: nothing until seen open at a readable size.
-        if config.minimumEyeDistance > 0, let now = eyeDistancePixels, now < config.minimumEyeDistance { jump = true }
-        let left = assessEye(0, ear: leftEAR, nod: nod, jump: jump, at: t)
-        let right = assessEye(1, ear: rightEAR, nod: nod, jump: jump, at: t)
+        // Eyes too small to read are treated like a jump: nothing until seen open at a readable size.
+        let tooSmall = config.minimumEyeDistance > 0 && (eyeDistancePixels.map { $0 < config.minimumEyeDistance } ?? false)
+        let left = assessEye(0, ear: leftEAR, nod: nod, jump: jump || tooSmall, at: t)
+        let right = assessEye(1, ear: rightEAR, nod: nod, jump: jump || tooSmall, at: t)
         let assessed = AssessedPair(left: left, right: right)
         // Confirmation: a shallow dip counts only as deep as it stayed over the confirmation
         // window (an erosion); a deep one counts on its own frame.
