@@ -20,7 +20,7 @@ Events match a labelled blink when their intervals overlap or lie within --toler
 (0.2), one to one, closest first. Labels marked ambiguous and winks count neither way.
 
     /usr/bin/python3 Tools/measure_blinks.py [--liveness PATH] [--clips NAME...] [--json]
-        [--fps-variants [--rates 30,15,10] [--phases N]] [--sheets DIR]
+        [--fps-variants [--rates 30,15,10] [--phases N]] [--picture-variants] [--sheets DIR]
         [--peer-python /work/.venvs/mediapipe/bin/python]
 
 Tools/setup.sh --measure makes the peer's venv. Results are cached under
@@ -29,6 +29,8 @@ Standard library only, except --sheets (OpenCV: Debian's python3-opencv); ffmpeg
 --fps-variants, whose JPEG variant streams every frame at quality 80 with `liveness stream
 --format jpeg --jpeg-quality 80` to a `liveness serve --trace-dir` on loopback, and again the
 15 fps re-encoding (the hosted web page sends JPEG at 15 fps at most) when 15 is one of --rates.
+--picture-variants re-encodes each clip at its own rate dim, noisy, dark (both) and blurred
+(PICTURE_VARIANTS: ffmpeg filters, CRF 23) and scores each the same way.
 """
 import argparse
 import csv
@@ -54,6 +56,15 @@ NEVER_ENDS = {
 }
 VIDEO_EXTENSIONS = (".mp4", ".webm", ".avi", ".mov", ".mkv")
 VARIANT_FPS = (30, 15, 10)
+# --picture-variants: each clip at its own rate through an ffmpeg filter, H.264 CRF 23 (a
+# webcam's stream): a dim room, a noisy sensor, both, an out-of-focus lens (docs/blinks.md,
+# "Dim, noisy and blurred pictures"). ffmpeg's noise filter uses a fixed seed by default.
+PICTURE_VARIANTS = (
+    ("dim", "eq=brightness=-0.18:contrast=0.6"),
+    ("noisy", "noise=alls=12:allf=t"),
+    ("dark", "eq=brightness=-0.18:contrast=0.6,noise=alls=12:allf=t"),
+    ("blurred", "gblur=sigma=1.5"),
+)
 DEFAULT_PEER_PYTHON = os.environ.get("LIVENESS_PEER_PYTHON", "/work/.venvs/mediapipe/bin/python")
 
 
@@ -218,6 +229,18 @@ def variant_events(args, video, fps, policy, work, phase=0.0):
     return None if rows is None else [e for e in ev.engine_events(rows) if e["credited"] and not e["edgeRejected"]]
 
 
+def picture_variant_events(args, video, name, vf, policy, work):
+    """Engine events of `video` at its own rate through the ffmpeg filter `vf` (H.264, CRF 23)."""
+    out = os.path.join(work, "%s-%s.mp4" % (os.path.basename(video), name))
+    res = run(["ffmpeg", "-v", "error", "-y", "-i", video, "-an", "-vf", vf, "-c:v", "libx264",
+               "-crf", "23", "-pix_fmt", "yuv420p", out])
+    if res.returncode != 0:
+        sys.stderr.write("measure_blinks: ffmpeg failed on %s (%s): %s\n" % (video, name, res.stderr.strip()[-300:]))
+        return None
+    rows = engine_trace(args.liveness, out, work, policy)
+    return None if rows is None else [e for e in ev.engine_events(rows) if e["credited"] and not e["edgeRejected"]]
+
+
 class StreamService:
     """`liveness serve` on a free loopback port with the never-ending policy (passive) and
     --trace-dir, for the JPEG variant through `liveness stream --format jpeg`."""
@@ -323,6 +346,8 @@ def main():
     ap.add_argument("--rates", type=rates, default=list(VARIANT_FPS), help="frame rates of the re-encodings (default 30,15,10)")
     ap.add_argument("--phases", type=int, default=1, choices=range(1, 9), metavar="N",
                     help="re-encode each rate at N phases of its frame interval (default 1: frames from the first)")
+    ap.add_argument("--picture-variants", action="store_true",
+                    help="also re-encode each clip at its own rate dim, noisy, dark (both) and blurred (ffmpeg filters, CRF 23)")
     ap.add_argument("--sheets", metavar="DIR", help="write contact sheets of every candidate event to DIR")
     ap.add_argument("--sheet-width", type=int, default=128, help="pixels per eye crop on the sheets (default 128)")
     ap.add_argument("--events", action="store_true", help="list every event of every clip")
@@ -392,6 +417,19 @@ def main():
                     s = ev.score(v, [b for b in bl if b["start"] <= covered], exc, args.tolerance)
                     c.update({"tp": s["tp"], "fp": s["fp"], "fn": s["fn"], "coveredSeconds": round(covered, 3)})
                     r["variants"]["jpeg80-15fps"] = c
+            if args.picture_variants:
+                base = r["engine"]["list"]
+                rows = r["_internal"][1]
+                dt = (float(rows[-1]["seconds"]) - float(rows[0]["seconds"])) / max(1, len(rows) - 1)
+                r["pictureVariants"] = {}
+                for key_name, vf in PICTURE_VARIANTS:
+                    v = picture_variant_events(args, video, key_name, vf, policy, work)
+                    if v is not None:
+                        c = compare_variant(base, v, dt)
+                        bl, exc, _ = split_labels(labels.get(name))
+                        s = ev.score(v, bl, exc, args.tolerance)
+                        c.update({"tp": s["tp"], "fp": s["fp"], "fn": s["fn"]})
+                        r["pictureVariants"][key_name] = c
             results.append(r)
     finally:
         if service:
@@ -467,42 +505,49 @@ def print_text(out, args):
             if r["peer"]["unrecoveredList"]:
                 print("  peer unrecovered: " + " ".join("%.2f-%.2f" % (e["start"], e["end"]) for e in r["peer"]["unrecoveredList"]))
     if any("variants" in r for r in out["clips"]):
-        print()
-        print("frame-rate variants: engine events (matched to the source-rate events within one variant frame / gained / lost), TP/FP/FN against labels")
         keys = [variant_key(fps, phase) for fps, phase in variant_plan(args)] + ["jpeg80"]
         if any("jpeg80-15fps" in r.get("variants", {}) for r in out["clips"]):
             keys.append("jpeg80-15fps")
-        names = {"jpeg80": "JPEG q80", "jpeg80-15fps": "JPEG q80 at 15 fps"}
-        print("| clip | source | " + " | ".join(names.get(k, k) for k in keys) + " |")
-        print("| --- | --- | " + " | ".join("---" for _ in keys) + " |")
-        for r in out["clips"]:
-            v = r.get("variants", {})
-            cells = []
-            for k in keys:
-                c = v.get(k)
-                cells.append("—" if c is None else "%d (%d/+%d/-%d) %d/%d/%d%s" % (
-                    c["events"], c["matched"], c["gained"], c["lost"], c["tp"], c["fp"], c["fn"],
-                    (" gained at " + ",".join("%.2f" % g for g in c["gainedAt"])) if c["gained"] else ""))
-            e = r["engine"]
-            print("| %s | %d %d/%d/%d | %s |" % (r["file"], e["events"], e["tp"], e["fp"], e["fn"], " | ".join(cells)))
-        cells = []
-        for k in keys:
-            cs = [r["variants"][k] for r in out["clips"] if k in r.get("variants", {})]
-            if not cs:
-                cells.append("—")
-                continue
-            tot = {f: sum(c[f] for c in cs) for f in ("events", "matched", "gained", "lost", "tp", "fp", "fn")}
-            cells.append("%d (%d/+%d/-%d) %d/%d/%d, P %s R %s, %d clips gain" % (
-                tot["events"], tot["matched"], tot["gained"], tot["lost"], tot["tp"], tot["fp"], tot["fn"],
-                fmt(ev.ratio(tot["tp"], tot["tp"] + tot["fp"])), fmt(ev.ratio(tot["tp"], tot["tp"] + tot["fn"])),
-                sum(1 for c in cs if c["gained"])))
-        t = out["totals"]["engine"]
-        print("| **all** | %d/%d/%d | %s |" % (t["tp"], t["fp"], t["fn"], " | ".join(cells)))
+        print_variant_table(out, "variants", keys, {"jpeg80": "JPEG q80", "jpeg80-15fps": "JPEG q80 at 15 fps"},
+                            "frame-rate variants: engine events (matched to the source-rate events within one variant frame / gained / lost), TP/FP/FN against labels")
+    if any("pictureVariants" in r for r in out["clips"]):
+        print_variant_table(out, "pictureVariants", [k for k, _ in PICTURE_VARIANTS], {},
+                            "picture variants (each clip's own rate, CRF 23): engine events (matched to the source's within one frame / gained / lost), TP/FP/FN against labels")
     for r in out["clips"]:
         if r.get("framesMismatch"):
             print("note: %s: the peer decoded a different number of frames than the engine" % r["file"])
         for path in r.get("sheets", []):
             print("sheet: " + path)
+
+
+def print_variant_table(out, field, keys, names, title):
+    print()
+    print(title)
+    print("| clip | source | " + " | ".join(names.get(k, k) for k in keys) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in keys) + " |")
+    for r in out["clips"]:
+        v = r.get(field, {})
+        cells = []
+        for k in keys:
+            c = v.get(k)
+            cells.append("—" if c is None else "%d (%d/+%d/-%d) %d/%d/%d%s" % (
+                c["events"], c["matched"], c["gained"], c["lost"], c["tp"], c["fp"], c["fn"],
+                (" gained at " + ",".join("%.2f" % g for g in c["gainedAt"])) if c["gained"] else ""))
+        e = r["engine"]
+        print("| %s | %d %d/%d/%d | %s |" % (r["file"], e["events"], e["tp"], e["fp"], e["fn"], " | ".join(cells)))
+    cells = []
+    for k in keys:
+        cs = [r[field][k] for r in out["clips"] if k in r.get(field, {})]
+        if not cs:
+            cells.append("—")
+            continue
+        tot = {f: sum(c[f] for c in cs) for f in ("events", "matched", "gained", "lost", "tp", "fp", "fn")}
+        cells.append("%d (%d/+%d/-%d) %d/%d/%d, P %s R %s, %d clips gain" % (
+            tot["events"], tot["matched"], tot["gained"], tot["lost"], tot["tp"], tot["fp"], tot["fn"],
+            fmt(ev.ratio(tot["tp"], tot["tp"] + tot["fp"])), fmt(ev.ratio(tot["tp"], tot["tp"] + tot["fn"])),
+            sum(1 for c in cs if c["gained"])))
+    t = out["totals"]["engine"]
+    print("| **all** | %d/%d/%d | %s |" % (t["tp"], t["fp"], t["fn"], " | ".join(cells)))
 
 
 if __name__ == "__main__":
