@@ -4,7 +4,8 @@ import CFaceTracking
 ///
 /// An open eye shows its iris, whose sides are vertical edges against the white of the eye; a
 /// closed eye shows the lid and the lash line, one horizontal edge. Each eye's patch (its
-/// corners levelled, 1.4 eye widths across and 0.7 down, sampled to 48 × 24 pixels) gives
+/// corners levelled, 1.4 eye widths across and 0.7 down, sampled to 48 × 24 pixels and smoothed
+/// with the 3 × 3 binomial kernel, so that sensor noise does not pull it towards 0.5) gives
 /// Σ|∂/∂x| / (Σ|∂/∂x| + Σ|∂/∂y|) of its Sobel derivatives over the inner 32 × 16 pixels. The
 /// value depends on the face and the light, so it is read against the same eye's own recent
 /// values (`LivenessCore.EyeEdgeBaseline`); the landmark eyelids can close on an open eye behind
