@@ -64,12 +64,7 @@ public struct BlinkLabels: Sendable {
     public static func load(_ path: String) throws -> BlinkLabels? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError(path: path, problem: "cannot read the blink labels") }
-        let file: File
-        do {
-            file = try JSONDecoder().decode(File.self, from: data)
-        } catch {
-            throw InputError(path: path, problem: "cannot read the blink labels: \(error)")
-        }
+        let file = try decodeJSON(File.self, from: data, path: path, what: "the blink labels")
         var clips: [String: Clip] = [:]
         for entry in file.clips where entry.checked != false {
             func interval(_ s: File.Span) throws -> Interval {

@@ -54,12 +54,7 @@ public struct RealClip: Sendable {
     public static func load(directory: String) throws -> [RealClip] {
         let path = directory + "/labels.json"
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError(path: path, problem: "cannot read the labels") }
-        let labels: Labels
-        do {
-            labels = try JSONDecoder().decode(Labels.self, from: data)
-        } catch {
-            throw InputError(path: path, problem: "cannot read the labels: \(error)")
-        }
+        let labels = try decodeJSON(Labels.self, from: data, path: path, what: "the labels")
         return labels.recordings.compactMap { r in
             guard r.must?.isEmpty == false || r.target?.isEmpty == false || r.blinks != nil else { return nil }
             var clip = RealClip(file: r.file, path: directory + "/" + r.file, blinks: r.blinks, checked: r.checked ?? false, must: r.must ?? [:])
@@ -94,12 +89,7 @@ public enum RealClipAnnotations {
     /// leaves them unchanged; an unreadable one is an error.
     public static func apply(_ path: String, to clips: [RealClip]) throws -> [RealClip] {
         guard let data = FileManager.default.contents(atPath: path) else { return clips }
-        let file: File
-        do {
-            file = try JSONDecoder().decode(File.self, from: data)
-        } catch {
-            throw InputError(path: path, problem: "cannot read the annotations: \(error)")
-        }
+        let file = try decodeJSON(File.self, from: data, path: path, what: "the annotations")
         return clips.map { clip in
             var c = clip
             for a in file.clips where a.file == clip.file {

@@ -172,12 +172,7 @@ public struct RegressCase: Sendable {
             let expectedPath = folder + "/expected.json"
             guard FileManager.default.fileExists(atPath: folder + "/recipe.json"),
                   let data = FileManager.default.contents(atPath: expectedPath) else { continue }
-            let expectation: CaseExpectation
-            do {
-                expectation = try JSONDecoder().decode(CaseExpectation.self, from: data)
-            } catch {
-                throw InputError(path: expectedPath, problem: "cannot read the expectation: \(error)")
-            }
+            let expectation = try decodeJSON(CaseExpectation.self, from: data, path: expectedPath, what: "the expectation")
             let out = outputDirectory + "/" + name
             cases.append(RegressCase(name: name, expectation: expectation, video: out + "/video.mp4",
                                      truthPath: out + "/truth.json", motionPath: out + "/motion.csv",
